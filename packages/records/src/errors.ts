@@ -1,0 +1,27 @@
+/** Typed failures of the records port; services map them to API errors. */
+export class RecordsError extends Error {
+  override name = 'RecordsError'
+}
+
+export class DuplicateKeyError extends RecordsError {
+  override name = 'DuplicateKeyError'
+  constructor(readonly index: string, readonly key: unknown) {
+    super(`duplicate key for index ${index}`)
+  }
+}
+
+export class ConflictError extends RecordsError {
+  override name = 'ConflictError'
+  constructor() {
+    super('the record changed since it was read')
+  }
+}
+
+/** A client filter, sort or projection that is malformed or uses a forbidden operator. */
+export class InvalidQueryError extends RecordsError {
+  override name = 'InvalidQueryError'
+}
+
+export class StoreUnavailableError extends RecordsError {
+  override name = 'StoreUnavailableError'
+}
