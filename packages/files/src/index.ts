@@ -1,0 +1,5 @@
+export type * from './port.js'
+export * from './errors.js'
+export { checkKey } from './check-key.js'
+export { openFileStore, type FileStoreOptions } from './open-file-store.js'
+export type { S3Options } from './minio-store.js'

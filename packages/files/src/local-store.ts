@@ -1,0 +1,143 @@
+import { createHash, randomUUID } from 'node:crypto'
+import { mkdir, open, rename, rm, copyFile, type FileHandle } from 'node:fs/promises'
+import { join } from 'node:path'
+import { Readable } from 'node:stream'
+import { pipeline } from 'node:stream/promises'
+import { checkKey } from './check-key.js'
+import { checkRange } from './check-range.js'
+import { FileNotFoundError } from './errors.js'
+import { exactSize } from './exact-size.js'
+import type { FileInfo, FileStore } from './port.js'
+
+/** Trailer appended after the bytes: its JSON, then its length as 4 bytes, so ranges read from offset 0. */
+const LENGTH_BYTES = 4
+
+function isMissing(error: unknown): boolean {
+  return error instanceof Error && 'code' in error && error.code === 'ENOENT'
+}
+
+async function readInfo(handle: FileHandle): Promise<FileInfo> {
+  const { size: total } = await handle.stat()
+  const length = Buffer.alloc(LENGTH_BYTES)
+  await handle.read(length, 0, LENGTH_BYTES, total - LENGTH_BYTES)
+  const trailer = Buffer.alloc(length.readUInt32BE())
+  await handle.read(trailer, 0, trailer.length, total - LENGTH_BYTES - trailer.length)
+  return JSON.parse(trailer.toString('utf8')) as FileInfo
+}
+
+/**
+ * The local adapter: one file per key under `<dataDir>/files`, named by the key's sha256 (so no key maps
+ * outside the directory and `a` and `a/b` can coexist), holding the bytes then a metadata trailer. Writes go
+ * to a temp file, are fsynced, then renamed into place: a reader sees the old file or the new one, never a
+ * torn one. The etag is the sha256 of the content.
+ */
+export async function openLocalStore(dataDir: string): Promise<FileStore> {
+  const root = join(dataDir, 'files')
+  const tmp = join(root, 'tmp')
+  await mkdir(tmp, { recursive: true })
+
+  const pathOf = (key: string): string => {
+    const hash = createHash('sha256').update(checkKey(key)).digest('hex')
+    return join(root, hash.slice(0, 2), hash)
+  }
+
+  const place = async (temp: string, key: string): Promise<void> => {
+    const target = pathOf(key)
+    await mkdir(join(target, '..'), { recursive: true })
+    await rename(temp, target)
+  }
+
+  const openFile = async (key: string): Promise<FileHandle> => {
+    try {
+      return await open(pathOf(key), 'r')
+    } catch (error) {
+      throw isMissing(error) ? new FileNotFoundError(key) : error
+    }
+  }
+
+  const store: FileStore = {
+    async put(key, source, { size, contentType }) {
+      checkKey(key)
+      const temp = join(tmp, randomUUID())
+      const hash = createHash('sha256')
+      const handle = await open(temp, 'wx')
+      try {
+        await pipeline(source, exactSize(size), async function (chunks: AsyncIterable<Buffer>) {
+          for await (const chunk of chunks) {
+            hash.update(chunk)
+            await handle.write(chunk)
+          }
+        })
+        const info: FileInfo = { size, contentType, etag: hash.digest('hex') }
+        const trailer = Buffer.from(JSON.stringify(info))
+        const length = Buffer.alloc(LENGTH_BYTES)
+        length.writeUInt32BE(trailer.length)
+        await handle.write(Buffer.concat([trailer, length]))
+        await handle.sync()
+        await handle.close()
+        await place(temp, key)
+        return info
+      } catch (error) {
+        await handle.close().catch(() => undefined)
+        await rm(temp, { force: true })
+        throw error
+      }
+    },
+
+    async get(key, options = {}) {
+      const handle = await openFile(key)
+      try {
+        const info = await readInfo(handle)
+        if (options.range) checkRange(options.range, info.size)
+        const { start, end } = options.range ?? { start: 0, end: info.size - 1 }
+        if (end < start) {
+          await handle.close()
+          return { ...info, stream: Readable.from([]) }
+        }
+        return { ...info, stream: handle.createReadStream({ start, end }) }
+      } catch (error) {
+        await handle.close()
+        throw error
+      }
+    },
+
+    async stat(key) {
+      let handle: FileHandle
+      try {
+        handle = await openFile(key)
+      } catch (error) {
+        if (error instanceof FileNotFoundError) return null
+        throw error
+      }
+      try {
+        return await readInfo(handle)
+      } finally {
+        await handle.close()
+      }
+    },
+
+    async exists(key) {
+      return (await store.stat(key)) !== null
+    },
+
+    async copy(fromKey, toKey) {
+      const info = await store.stat(fromKey)
+      if (!info) throw new FileNotFoundError(fromKey)
+      const temp = join(tmp, randomUUID())
+      try {
+        await copyFile(pathOf(fromKey), temp)
+      } catch (error) {
+        throw isMissing(error) ? new FileNotFoundError(fromKey) : error
+      }
+      await place(temp, toKey)
+      return info
+    },
+
+    async remove(key) {
+      await rm(pathOf(key), { force: true })
+    },
+
+    async close() {}
+  }
+  return store
+}

@@ -1,0 +1,104 @@
+import { Client, CopyDestinationOptions, CopySourceOptions, S3Error } from 'minio'
+import { checkKey } from './check-key.js'
+import { FileNotFoundError, FileStoreUnavailableError } from './errors.js'
+import { exactSize } from './exact-size.js'
+import { checkRange } from './check-range.js'
+import type { FileInfo, FileStore } from './port.js'
+
+export interface S3Options {
+  endPoint: string
+  port?: number
+  useSSL?: boolean
+  accessKey: string
+  secretKey: string
+  bucket: string
+  region?: string
+}
+
+const MISSING_CODES = new Set(['NotFound', 'NoSuchKey'])
+
+function isMissing(error: unknown): boolean {
+  return error instanceof S3Error && typeof error.code === 'string' && MISSING_CODES.has(error.code)
+}
+
+/** The minio adapter: any S3-compatible store; the bucket is created at start when missing. */
+export async function openMinioStore(options: S3Options): Promise<FileStore> {
+  const { bucket } = options
+  const client = new Client({
+    endPoint: options.endPoint,
+    port: options.port,
+    useSSL: options.useSSL ?? false,
+    accessKey: options.accessKey,
+    secretKey: options.secretKey,
+    region: options.region
+  })
+  try {
+    if (!(await client.bucketExists(bucket))) await client.makeBucket(bucket, options.region)
+  } catch (error) {
+    throw new FileStoreUnavailableError(`cannot use bucket ${bucket}`, { cause: error })
+  }
+
+  const stat = async (key: string): Promise<FileInfo | null> => {
+    try {
+      const item = await client.statObject(bucket, checkKey(key))
+      const contentType = item.metaData['content-type']
+      return { size: item.size, etag: item.etag, contentType: typeof contentType === 'string' ? contentType : 'application/octet-stream' }
+    } catch (error) {
+      if (isMissing(error)) return null
+      throw error
+    }
+  }
+
+  const statOrThrow = async (key: string): Promise<FileInfo> => {
+    const info = await stat(key)
+    if (!info) throw new FileNotFoundError(key)
+    return info
+  }
+
+  return {
+    async put(key, source, { size, contentType }) {
+      checkKey(key)
+      // A short or long source fails the upload before the object is completed, so nothing is stored.
+      const checked = source.pipe(exactSize(size))
+      source.once('error', (error) => checked.destroy(error))
+      await client.putObject(bucket, key, checked, size, { 'Content-Type': contentType })
+      return statOrThrow(key)
+    },
+
+    async get(key, options = {}) {
+      const info = await statOrThrow(key)
+      const { range } = options
+      if (range) checkRange(range, info.size)
+      try {
+        const stream = range
+          ? await client.getPartialObject(bucket, key, range.start, range.end - range.start + 1)
+          : await client.getObject(bucket, key)
+        return { ...info, stream }
+      } catch (error) {
+        throw isMissing(error) ? new FileNotFoundError(key) : error
+      }
+    },
+
+    stat,
+
+    async exists(key) {
+      return (await stat(key)) !== null
+    },
+
+    async copy(fromKey, toKey) {
+      checkKey(toKey)
+      await statOrThrow(fromKey)
+      await client.copyObject(
+        new CopySourceOptions({ Bucket: bucket, Object: fromKey }),
+        new CopyDestinationOptions({ Bucket: bucket, Object: toKey })
+      )
+      return statOrThrow(toKey)
+    },
+
+    async remove(key) {
+      await client.removeObject(bucket, checkKey(key))
+    },
+
+    async close() {}
+  }
+}

@@ -1,0 +1,22 @@
+import { update as mingoUpdate } from 'mingo'
+import { InvalidQueryError } from './errors.js'
+import type { StoredRecord, Update } from './port.js'
+
+/** True when the update is `$set` / `$unset` rather than a whole replacement. */
+export function isModifier(update: Update): update is { $set?: Record<string, unknown>; $unset?: Record<string, true | 1 | ''> } {
+  return Object.keys(update).some((key) => key.startsWith('$'))
+}
+
+/** The record after `update`, as Mongo would store it; `_id` never changes. */
+export function applyUpdate(record: StoredRecord, update: Update): StoredRecord {
+  if (!isModifier(update)) return { ...update, _id: record._id }
+  for (const key of Object.keys(update)) {
+    if (key !== '$set' && key !== '$unset') throw new InvalidQueryError(`update operator ${key} is not supported`)
+  }
+  const touched = [...Object.keys(update.$set ?? {}), ...Object.keys(update.$unset ?? {})]
+  if (touched.some((path) => path === '_id' || path.startsWith('_id.'))) throw new InvalidQueryError('_id cannot be updated')
+  const next = structuredClone(record)
+  const unset = Object.fromEntries(Object.keys(update.$unset ?? {}).map((path) => [path, '' as const]))
+  mingoUpdate(next, { $set: update.$set ?? {}, $unset: unset })
+  return next
+}

@@ -1,0 +1,6 @@
+export type * from './port.js'
+export * from './errors.js'
+export { checkFilter, checkProjection, checkSort } from './check-query.js'
+export { newObjectId } from './object-id.js'
+export { openRecordStore, type RecordStoreOptions } from './open-record-store.js'
+export { openEmbeddedStore, type EmbeddedRecordStore } from './embedded/embedded-store.js'

@@ -1,0 +1,26 @@
+import { MongoServerError } from 'mongodb'
+import { DuplicateKeyError } from '../errors.js'
+
+const DUPLICATE_KEY = 11000
+
+/** Runs a driver call, turning E11000 into `DuplicateKeyError` named after the index. */
+export async function mapDuplicate<R>(call: () => Promise<R>): Promise<R> {
+  try {
+    return await call()
+  } catch (error) {
+    if (error instanceof MongoServerError && error.code === DUPLICATE_KEY) {
+      const index = /index: (\S+)/.exec(error.message)?.[1] ?? 'unknown'
+      throw new DuplicateKeyError(index, error.keyValue)
+    }
+    throw error
+  }
+}
+
+/** Runs a driver call, ignoring one server error code (e.g. "namespace not found" on a drop). */
+export async function ignoreCode(code: number, call: () => Promise<unknown>): Promise<void> {
+  try {
+    await call()
+  } catch (error) {
+    if (!(error instanceof MongoServerError && error.code === code)) throw error
+  }
+}
