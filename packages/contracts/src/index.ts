@@ -1,2 +1,6 @@
 export * from './errors.js'
 export * from './common.js'
+export * from './users.js'
+export * from './documents.js'
+export * from './packages.js'
+export * from './attachments.js'

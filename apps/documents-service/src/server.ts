@@ -1,0 +1,19 @@
+import { loadKeyPair } from '@quire/auth'
+import { openFileStore } from '@quire/files'
+import { openRecordStore } from '@quire/records'
+import { createServer, loadConfig, startServer } from '@quire/service-kit'
+import { app } from './app.js'
+import { ConfigSchema, s3Options } from './config.js'
+
+const config = loadConfig(ConfigSchema)
+const store = await openRecordStore({ dataDir: config.QUIRE_DATA_DIR, mongoUrl: config.QUIRE_MONGO_URL, mongoDb: config.QUIRE_MONGO_DB })
+const files = await openFileStore({ dataDir: config.QUIRE_DATA_DIR, s3: s3Options(config) })
+const keys = await loadKeyPair({ dataDir: config.QUIRE_DATA_DIR, publicKey: config.QUIRE_JWT_PUBLIC_KEY, privateKey: config.QUIRE_JWT_PRIVATE_KEY })
+const server = createServer({ logLevel: config.QUIRE_LOG_LEVEL, bodyLimit: config.QUIRE_BODY_LIMIT, requestTimeout: config.QUIRE_REQUEST_TIMEOUT_MS })
+server.addHook('onClose', async () => {
+  await files.close()
+  await store.close()
+})
+server.addReadinessCheck('records', () => store.ping())
+await server.register(app, { store, files, keys, config })
+await startServer(server, config.QUIRE_PORT, config.QUIRE_HOST)

@@ -1,0 +1,22 @@
+import { loadConfig, createServer, type App } from '@quire/service-kit'
+import { testResources, type Teardown, type TestResources } from '@quire/testing'
+import { app, upstreamsFrom } from '../src/app.js'
+import { ConfigSchema } from '../src/config.js'
+
+export const ADMIN = { username: 'admin', password: 'correct horse battery' }
+
+/** The gateway with every service local unless `env` points one at a URL; closed when the test ends. */
+export async function build(t: Teardown, env: Record<string, string> = {}): Promise<{ server: App; resources: TestResources }> {
+  const resources = await testResources(t)
+  const config = loadConfig(ConfigSchema, {
+    QUIRE_DATA_DIR: resources.dataDir,
+    QUIRE_ADMIN_USERNAME: ADMIN.username,
+    QUIRE_ADMIN_PASSWORD: ADMIN.password,
+    ...env,
+  })
+  const server = createServer({ logLevel: 'silent' })
+  await server.register(app, { config, upstreams: upstreamsFrom(config), local: resources })
+  t.teardown(() => server.close())
+  await server.ready()
+  return { server, resources }
+}

@@ -1,0 +1,21 @@
+import type { FastifyPluginAsync } from 'fastify'
+import { authPlugin, recordsIdentity, type KeyPair } from '@quire/auth'
+import type { RecordStore } from '@quire/records'
+import type { PackagesConfig } from './config.js'
+import { usageStatisticsRoutes } from './routes/usage-statistics.js'
+
+export interface PackagesAppOptions {
+  store: RecordStore
+  keys: KeyPair
+  config: PackagesConfig
+}
+
+/** The packages service: marketplace, installations, usage statistics. Never listens itself. */
+export const app: FastifyPluginAsync<PackagesAppOptions> = async (fastify, { store, keys }) => {
+  // Only the users service signs: the others get the public key alone.
+  await fastify.register(authPlugin, { keys: { publicKey: keys.publicKey }, identity: recordsIdentity(store) })
+  await fastify.register(usageStatisticsRoutes, { store, prefix: '/api/v2/usage-statistics' })
+}
+
+export default app
+export { PackagesConfigSchema, type PackagesConfig } from './config.js'

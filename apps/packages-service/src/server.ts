@@ -1,0 +1,14 @@
+import { loadKeyPair } from '@quire/auth'
+import { openRecordStore } from '@quire/records'
+import { createServer, loadConfig, startServer } from '@quire/service-kit'
+import { app } from './app.js'
+import { ConfigSchema } from './config.js'
+
+const config = loadConfig(ConfigSchema)
+const store = await openRecordStore({ dataDir: config.QUIRE_DATA_DIR, mongoUrl: config.QUIRE_MONGO_URL, mongoDb: config.QUIRE_MONGO_DB })
+const keys = await loadKeyPair({ dataDir: config.QUIRE_DATA_DIR, publicKey: config.QUIRE_JWT_PUBLIC_KEY, privateKey: config.QUIRE_JWT_PRIVATE_KEY })
+const server = createServer({ logLevel: config.QUIRE_LOG_LEVEL, bodyLimit: config.QUIRE_BODY_LIMIT, requestTimeout: config.QUIRE_REQUEST_TIMEOUT_MS })
+server.addHook('onClose', () => store.close())
+server.addReadinessCheck('records', () => store.ping())
+await server.register(app, { store, keys, config })
+await startServer(server, config.QUIRE_PORT, config.QUIRE_HOST)

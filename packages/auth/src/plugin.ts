@@ -1,0 +1,155 @@
+import fp from 'fastify-plugin'
+import fastifyJwt from '@fastify/jwt'
+import type { FastifyInstance, FastifyRequest, onRequestAsyncHookHandler } from 'fastify'
+import { ENVIRONMENT_ID_PATTERN } from '@quire/contracts'
+import { fail } from '@quire/service-kit'
+import type { Identity, UserAccess } from './identity.js'
+import type { KeyPair } from './keys.js'
+
+export interface Caller {
+  userId: string
+  via: 'access-token' | 'long-lived-token'
+  superAdministrator: boolean
+  /** The `environment-id` of the call; null on calls that are not scoped to an environment. */
+  environmentId: string | null
+  /** Administrator of `environmentId` (always true for a super-administrator). */
+  administrator: boolean
+  groups: string[]
+}
+
+/** Claims of our access tokens: `t` is the issue time in ms, finer than `iat`, for session revocation. */
+export interface AccessTokenClaims {
+  sub: string
+  t: number
+}
+
+export interface AuthOptions {
+  keys: KeyPair
+  identity: Identity
+  /** Access token lifetime when signing, in seconds. */
+  accessTokenTtl?: number
+}
+
+type Hook = onRequestAsyncHookHandler
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** Set by the auth hooks; read it only in routes behind them. */
+    caller: Caller
+  }
+  interface FastifyInstance {
+    auth: {
+      /** A valid bearer token; no environment. */
+      authenticate: Hook
+      /** `environment-id` present and valid, a valid bearer token, and access to that environment. */
+      requireEnvironment: Hook
+      /** After `requireEnvironment`: administrator of the environment (or super-administrator). */
+      requireAdministrator: Hook
+      /** After `authenticate` or `requireEnvironment`. */
+      requireSuperAdministrator: Hook
+      /** Signs an access token for a user (only where the private key was given: the users service). */
+      issueAccessToken(userId: string): string
+    }
+  }
+}
+
+declare module '@fastify/jwt' {
+  interface FastifyJWT {
+    payload: AccessTokenClaims
+  }
+}
+
+const ENVIRONMENT_ID = new RegExp(ENVIRONMENT_ID_PATTERN)
+const BEARER = /^Bearer ([\w.~+/=-]{16,4096})$/
+
+async function auth(app: FastifyInstance, options: AuthOptions) {
+  const { identity } = options
+  await app.register(fastifyJwt, {
+    secret: options.keys.privateKey
+      ? { private: options.keys.privateKey, public: options.keys.publicKey }
+      : { public: options.keys.publicKey },
+    sign: { algorithm: 'RS256', expiresIn: options.accessTokenTtl ?? 3600 },
+    verify: { algorithms: ['RS256'], cache: true },
+  })
+
+  const unauthorized = (why: string) => fail('unauthorized', why, 'Please sign in again')
+
+  async function identify(request: FastifyRequest): Promise<UserAccess> {
+    const match = BEARER.exec(request.headers.authorization ?? '')
+    if (!match?.[1]) throw unauthorized('Missing or malformed Authorization: Bearer token')
+    const token = match[1]
+    let userId: string
+    let issuedAt = Number.POSITIVE_INFINITY
+    let via: Caller['via'] = 'access-token'
+    if (token.split('.').length === 3) {
+      let claims: AccessTokenClaims
+      try {
+        claims = app.jwt.verify<AccessTokenClaims>(token)
+      } catch {
+        throw unauthorized('The access token is invalid or expired')
+      }
+      userId = claims.sub
+      issuedAt = claims.t
+    } else {
+      const owner = await identity.longLivedToken(token)
+      if (!owner) throw unauthorized('The token is invalid, revoked or expired')
+      userId = owner.userId
+      via = 'long-lived-token'
+    }
+    const user = await identity.user(userId)
+    if (!user || issuedAt < user.sessionsValidAfter) throw unauthorized('The token is no longer valid')
+    request.caller = { userId, via, superAdministrator: user.superAdministrator, environmentId: null, administrator: false, groups: [] }
+    return user
+  }
+
+  const authenticate: Hook = async (request) => {
+    await identify(request)
+  }
+
+  const requireEnvironment: Hook = async (request) => {
+    const environmentId = request.headers['environment-id']
+    if (environmentId === undefined || environmentId === '') {
+      throw fail('environment_id_missing', 'The environment-id header is required', 'No environment was selected')
+    }
+    if (typeof environmentId !== 'string' || !ENVIRONMENT_ID.test(environmentId)) {
+      throw fail('validation_error', `headers/environment-id must match ${ENVIRONMENT_ID_PATTERN}`)
+    }
+    const user = await identify(request)
+    const caller = request.caller
+    const entry = user.environments[environmentId]
+    if (caller.superAdministrator) {
+      if (!(await identity.environmentExists(environmentId))) {
+        throw fail('forbidden', `Environment ${environmentId} does not exist`)
+      }
+      caller.administrator = true
+      caller.groups = entry?.groups ?? []
+    } else if (entry?.active === true) {
+      caller.administrator = entry.administrator === true
+      caller.groups = entry.groups ?? []
+    } else {
+      throw fail('forbidden', `No access to environment ${environmentId}`, 'You do not have access to this environment')
+    }
+    caller.environmentId = environmentId
+  }
+
+  const requireAdministrator: Hook = async (request) => {
+    if (!request.caller.administrator) {
+      throw fail('forbidden', 'This call needs an administrator of the environment')
+    }
+  }
+
+  const requireSuperAdministrator: Hook = async (request) => {
+    if (!request.caller.superAdministrator) throw fail('forbidden', 'This call needs a super-administrator')
+  }
+
+  app.decorateRequest('caller', null as unknown as Caller)
+  const issueAccessToken = (userId: string): string => {
+    if (!options.keys.privateKey) throw new Error('this service has no private key to sign with')
+    return app.jwt.sign({ sub: userId, t: Date.now() })
+  }
+
+  app.decorate('auth', { authenticate, requireEnvironment, requireAdministrator, requireSuperAdministrator, issueAccessToken })
+}
+
+/** Bearer verification, environment scope and role checks, shared by every service. */
+export const authPlugin = fp(auth, { name: '@quire/auth', fastify: '5.x' })

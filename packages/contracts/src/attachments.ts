@@ -1,0 +1,2 @@
+// Wire shapes of the attachments API; filled in by its issue.
+export {}

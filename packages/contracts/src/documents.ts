@@ -1,0 +1,2 @@
+// Wire shapes of the documents API; filled in by its issue.
+export {}

@@ -1,0 +1,2 @@
+// Wire shapes of the packages API; filled in by its issue.
+export {}

@@ -1,0 +1,5 @@
+export { ApiError, fail } from './api-error.js'
+export { errorBody, installErrorHandlers } from './error-handler.js'
+export { ConfigError, loadConfig, CommonConfigSchema, type CommonConfig } from './config.js'
+export { installHealth, type ReadinessCheck } from './health.js'
+export { createServer, startServer, REQUEST_ID_HEADER, type App, type ServerOptions } from './server.js'

@@ -1,0 +1,87 @@
+import { createSign, randomBytes } from 'node:crypto'
+import { mkdtemp, rm } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import type { EnvironmentEntry, EnvironmentRecord, UserRecord } from '@quire/contracts'
+import { openFileStore, type FileStore } from '@quire/files'
+import { newObjectId, openRecordStore, type RecordStore } from '@quire/records'
+import { loadKeyPair } from '@quire/auth'
+
+/** The part of a tap test these helpers use, so they work with any tap version's `t`. */
+export interface Teardown {
+  teardown(fn: () => unknown): void
+}
+
+export interface TestResources {
+  dataDir: string
+  store: RecordStore
+  files: FileStore
+  keys: { publicKey: string; privateKey: string }
+}
+
+/** A fresh data dir with an embedded store, local files and a key pair, all removed when the test ends. */
+export async function testResources(t: Teardown): Promise<TestResources> {
+  const dataDir = await mkdtemp(join(tmpdir(), 'quire-test-'))
+  const store = await openRecordStore({ dataDir })
+  const files = await openFileStore({ dataDir })
+  const keys = await loadKeyPair({ dataDir })
+  t.teardown(async () => {
+    await files.close()
+    await store.close()
+    await rm(dataDir, { recursive: true, force: true })
+  })
+  return { dataDir, store, files, keys }
+}
+
+export async function createEnvironment(store: RecordStore, id: string): Promise<EnvironmentRecord> {
+  const environment = { _id: id, name: id, _createdOn: new Date().toISOString(), _createdByUserId: 'test' }
+  await store.collection<EnvironmentRecord>('environments').insertOne(environment)
+  return environment
+}
+
+export interface UserSeed {
+  username?: string
+  superAdministrator?: boolean
+  /** Environment id → entry; missing entry fields get member defaults (active, not administrator). */
+  environments?: Record<string, Partial<EnvironmentEntry>>
+}
+
+/** Writes a user record directly, as the users service stores it (no password: tokens come from `accessToken`). */
+export async function createUser(store: RecordStore, seed: UserSeed = {}): Promise<UserRecord> {
+  const now = new Date().toISOString()
+  const _id = newObjectId()
+  const environments: Record<string, EnvironmentEntry> = {}
+  for (const [id, entry] of Object.entries(seed.environments ?? {})) {
+    environments[id] = { name: '', email: '', language: 'en', locale: 'en', administrator: false, active: true, groups: [], ...entry }
+  }
+  const user: UserRecord = {
+    _id,
+    username: seed.username ?? `user-${randomBytes(4).toString('hex')}`,
+    profile: { environments },
+    globalEmails: [],
+    environmentIds: Object.keys(environments),
+    activeEnvironmentIds: Object.keys(environments).filter((id) => environments[id]?.active),
+    isSuperAdministrator: seed.superAdministrator === true,
+    authentication: {},
+    _createdOn: now,
+    _createdByUserId: _id,
+    _lastModifiedOn: now,
+    _lastModifiedByUserId: _id,
+  }
+  await store.collection<UserRecord>('users').insertOne(user)
+  return user
+}
+
+const base64url = (value: object) => Buffer.from(JSON.stringify(value)).toString('base64url')
+
+/** An RS256 access token as the users service issues it; `expiresIn` may be negative for an expired one. */
+export function accessToken(privateKey: string, userId: string, options: { expiresIn?: number; issuedAt?: number } = {}): string {
+  const t = options.issuedAt ?? Date.now()
+  const iat = Math.floor(t / 1000)
+  const body = `${base64url({ alg: 'RS256', typ: 'JWT' })}.${base64url({ sub: userId, t, iat, exp: iat + (options.expiresIn ?? 3600) })}`
+  return `${body}.${createSign('RSA-SHA256').update(body).sign(privateKey).toString('base64url')}`
+}
+
+/** Headers of an authenticated `/api/v2` call. */
+export const headers = (token: string, environmentId?: string): Record<string, string> =>
+  environmentId ? { authorization: `Bearer ${token}`, 'environment-id': environmentId } : { authorization: `Bearer ${token}` }
