@@ -43,7 +43,7 @@ export class EmbeddedCollection<T extends StoredRecord> implements Collection<T>
 
   async insertOne(record: T): Promise<T> {
     checkRecord(record)
-    await this.engine.write(() => {
+    await this.engine.write([this.name], () => {
       if (this.engine.records(this.name).doesExist(record._id)) throw new DuplicateKeyError('_id_', record._id)
       this.engine.putRecord(this.name, undefined, record)
     })
@@ -51,7 +51,7 @@ export class EmbeddedCollection<T extends StoredRecord> implements Collection<T>
   }
 
   async updateOne(filter: Filter, update: Update, options?: UpdateOptions): Promise<T | null> {
-    return this.engine.write(() => {
+    return this.engine.write([this.name], () => {
       const [before] = this.#find(filter, { limit: 1 })
       if (!before) return null
       checkHash(before, options)
@@ -62,7 +62,7 @@ export class EmbeddedCollection<T extends StoredRecord> implements Collection<T>
   }
 
   async deleteOne(filter: Filter, options?: UpdateOptions): Promise<T | null> {
-    return this.engine.write(() => {
+    return this.engine.write([this.name], () => {
       const [before] = this.#find(filter, { limit: 1 })
       if (!before) return null
       checkHash(before, options)
@@ -72,7 +72,7 @@ export class EmbeddedCollection<T extends StoredRecord> implements Collection<T>
   }
 
   async deleteMany(filter: Filter): Promise<number> {
-    return this.engine.write(() => {
+    return this.engine.write([this.name], () => {
       const doomed = this.#find(filter)
       for (const record of doomed) this.engine.putRecord(this.name, record, undefined)
       return doomed.length
@@ -80,10 +80,11 @@ export class EmbeddedCollection<T extends StoredRecord> implements Collection<T>
   }
 
   async ensureIndex(spec: IndexSpec): Promise<void> {
-    await this.engine.write(() => this.engine.addIndex(this.name, spec))
+    this.engine.index(this.name, spec.name)
+    await this.engine.write([this.name], () => this.engine.addIndex(this.name, spec))
   }
 
   async dropIndex(name: string): Promise<void> {
-    await this.engine.write(() => this.engine.removeIndex(this.name, name))
+    await this.engine.write([this.name], () => this.engine.removeIndex(this.name, name))
   }
 }

@@ -25,7 +25,7 @@ export function openEmbeddedStore(dataDir: string): EmbeddedRecordStore {
       return result
     },
     async dropCollection(name: string): Promise<void> {
-      await engine.write(() => engine.removeCollection(name))
+      await engine.write([name], () => engine.removeCollection(name))
     },
     async ping(): Promise<void> {
       try {

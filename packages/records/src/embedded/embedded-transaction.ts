@@ -37,7 +37,7 @@ export class EmbeddedTransaction implements Transaction {
 
   async commit(): Promise<void> {
     if (this.#staged.size === 0) return
-    await this.engine.write(() => {
+    await this.engine.write([...this.#staged.keys()], () => {
       for (const [name, staged] of this.#staged) {
         const records = this.engine.records(name)
         for (const [id, { base, next }] of staged) {

@@ -6,6 +6,11 @@ import { hasArrayValue, indexValues, isIndexed, KEY_END, sameSpec, type IndexKey
 type RecordsDb = Database<StoredRecord, string>
 type IndexDb = Database<null, IndexKey>
 
+/** `clearSync` opens its own transaction, which cannot nest in ours. */
+function clear(db: Database<unknown, string | IndexKey>): void {
+  for (const key of db.getKeys()) db.removeSync(key)
+}
+
 /**
  * The lmdb environment behind the embedded adapter: one sub-database of records per collection, one per
  * index, and a meta database holding index definitions (re-read on every operation, so processes sharing
@@ -44,8 +49,15 @@ export class Engine {
     return this.#meta.get(collection) ?? []
   }
 
-  /** Runs `work` in one durable write transaction; a throw rolls everything back. */
-  async write<R>(work: () => R): Promise<R> {
+  /**
+   * Runs `work` in one durable write transaction; a throw rolls everything back. The sub-databases of the
+   * collections it touches are opened first: lmdb cannot iterate one first opened inside a write.
+   */
+  async write<R>(collections: string[], work: () => R): Promise<R> {
+    for (const collection of collections) {
+      this.records(collection)
+      for (const { spec } of this.indexes(collection)) this.index(collection, spec.name)
+    }
     return this.#env.transactionSync(work)
   }
 
@@ -91,7 +103,7 @@ export class Engine {
     }
     const stored: StoredIndex = { spec, multikey: false }
     const db = this.index(collection, spec.name)
-    db.clearSync()
+    clear(db)
     for (const { value: record } of this.records(collection).getRange()) {
       if (!isIndexed(spec, record)) continue
       const values = indexValues(spec, record)
@@ -106,14 +118,14 @@ export class Engine {
   removeIndex(collection: string, name: string): void {
     const indexes = this.indexes(collection)
     if (!indexes.some((stored) => stored.spec.name === name)) return
-    this.index(collection, name).clearSync()
+    clear(this.index(collection, name))
     this.#meta.putSync(collection, indexes.filter((stored) => stored.spec.name !== name))
   }
 
   /** Call inside `write`. */
   removeCollection(collection: string): void {
-    for (const { spec } of this.indexes(collection)) this.index(collection, spec.name).clearSync()
-    this.records(collection).clearSync()
+    for (const { spec } of this.indexes(collection)) clear(this.index(collection, spec.name))
+    clear(this.records(collection))
     this.#meta.removeSync(collection)
   }
 
