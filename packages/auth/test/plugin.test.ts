@@ -1,0 +1,113 @@
+import t, { type Test } from 'tap'
+import { generateKeyPairSync } from 'node:crypto'
+import { createServer } from '@quire/service-kit'
+import { createEnvironment, createUser, accessToken, headers, testResources } from '@quire/testing'
+import { authPlugin, recordsIdentity, hashToken } from '../src/index.js'
+
+async function build(t: Test) {
+  const resources = await testResources(t)
+  const server = createServer({ logLevel: 'silent' })
+  await server.register(authPlugin, { keys: { publicKey: resources.keys.publicKey }, identity: recordsIdentity(resources.store) })
+  server.get('/whoami', { onRequest: server.auth.authenticate }, async (request) => request.caller)
+  server.get('/env', { onRequest: server.auth.requireEnvironment }, async (request) => request.caller)
+  server.get('/admin', { onRequest: [server.auth.requireEnvironment, server.auth.requireAdministrator] }, async () => 'ok')
+  server.get('/super', { onRequest: [server.auth.authenticate, server.auth.requireSuperAdministrator] }, async () => 'ok')
+  t.teardown(() => server.close())
+  await createEnvironment(resources.store, 'acme')
+  await createEnvironment(resources.store, 'globex')
+  const sign = (userId: string, options?: { expiresIn?: number; issuedAt?: number }) =>
+    accessToken(resources.keys.privateKey, userId, options)
+  return { server, ...resources, sign }
+}
+
+t.test('bearer tokens: missing, malformed, forged, expired and valid', async (t) => {
+  const { server, store, sign } = await build(t)
+  const user = await createUser(store, { environments: { acme: {} } })
+  const get = (authorization?: string) =>
+    server.inject({ method: 'GET', url: '/whoami', headers: authorization ? { authorization } : {} })
+
+  for (const [label, authorization] of [
+    ['no header', undefined],
+    ['not bearer', `Basic ${Buffer.from('a:b').toString('base64')}`],
+    ['garbage', 'Bearer not-a-token-at-all-but-long'],
+    ['expired', `Bearer ${sign(user._id, { expiresIn: -10 })}`],
+    ['unknown user', `Bearer ${sign('000000000000000000000000')}`],
+  ] as const) {
+    const res = await get(authorization)
+    t.equal(res.statusCode, 401, label)
+    t.equal(res.json().error, 'unauthorized', label)
+  }
+
+  const other = generateKeyPairSync('rsa', { modulusLength: 2048, privateKeyEncoding: { type: 'pkcs8', format: 'pem' }, publicKeyEncoding: { type: 'spki', format: 'pem' } })
+  const forged = await get(`Bearer ${accessToken(other.privateKey, user._id)}`)
+  t.equal(forged.statusCode, 401, 'a token signed with another key')
+
+  const ok = await get(`Bearer ${sign(user._id)}`)
+  t.equal(ok.statusCode, 200)
+  t.match(ok.json(), { userId: user._id, via: 'access-token', superAdministrator: false, environmentId: null })
+})
+
+t.test('access tokens issued before sessionsValidAfter are refused', async (t) => {
+  const { server, store, sign } = await build(t)
+  const user = await createUser(store, { environments: { acme: {} } })
+  const before = sign(user._id, { issuedAt: Date.now() - 1000 })
+  await store.collection('users').updateOne({ _id: user._id }, { $set: { 'authentication.sessionsValidAfter': Date.now() - 500 } })
+  t.equal((await server.inject({ method: 'GET', url: '/whoami', headers: headers(before) })).statusCode, 401)
+  t.equal((await server.inject({ method: 'GET', url: '/whoami', headers: headers(sign(user._id)) })).statusCode, 200)
+})
+
+t.test('long-lived tokens: live, expired, revoked', async (t) => {
+  const { server, store } = await build(t)
+  const user = await createUser(store, { environments: { acme: {} } })
+  const tokens = store.collection('long_lived_tokens')
+  const now = new Date().toISOString()
+  const add = (secret: string, expiresOn: string | null) =>
+    tokens.insertOne({ _id: secret.slice(-24), userId: user._id, tokenHash: hashToken(secret), name: 't', _createdOn: now, _createdByUserId: user._id, expiresOn })
+  const live = 'qlt_live_0123456789abcdefghijklmnop'
+  const expired = 'qlt_expired_0123456789abcdefghijklm'
+  await add(live, null)
+  await add(expired, new Date(Date.now() - 1000).toISOString())
+
+  const res = await server.inject({ method: 'GET', url: '/env', headers: headers(live, 'acme') })
+  t.equal(res.statusCode, 200)
+  t.match(res.json(), { userId: user._id, via: 'long-lived-token', environmentId: 'acme' })
+  t.equal((await server.inject({ method: 'GET', url: '/env', headers: headers(expired, 'acme') })).statusCode, 401)
+
+  await tokens.deleteOne({ tokenHash: hashToken(live) })
+  const revoked = await server.inject({ method: 'GET', url: '/env', headers: headers(live, 'acme') })
+  t.equal(revoked.statusCode, 401, 'refused at once after revocation')
+})
+
+t.test('environment scope: header, membership, activity, super-administrator', async (t) => {
+  const { server, store, sign } = await build(t)
+  const member = await createUser(store, { environments: { acme: { groups: ['sales'] } } })
+  const inactive = await createUser(store, { environments: { acme: { active: false } } })
+  const admin = await createUser(store, { environments: { acme: { administrator: true } } })
+  const root = await createUser(store, { superAdministrator: true })
+  const env = (userId: string, environmentId?: string, url = '/env') =>
+    server.inject({ method: 'GET', url, headers: headers(sign(userId), environmentId) })
+
+  const missing = await env(member._id)
+  t.equal(missing.statusCode, 400)
+  t.equal(missing.json().error, 'environment_id_missing')
+  const malformed = await env(member._id, '../etc')
+  t.equal(malformed.statusCode, 400)
+  t.equal(malformed.json().error, 'validation_error')
+  const noToken = await server.inject({ method: 'GET', url: '/env', headers: { 'environment-id': 'acme' } })
+  t.equal(noToken.statusCode, 401)
+
+  const ok = await env(member._id, 'acme')
+  t.equal(ok.statusCode, 200)
+  t.match(ok.json(), { environmentId: 'acme', administrator: false, groups: ['sales'] })
+  t.equal((await env(member._id, 'globex')).json().error, 'forbidden', 'not a member of globex')
+  t.equal((await env(member._id, 'globex')).statusCode, 403)
+  t.equal((await env(inactive._id, 'acme')).statusCode, 403, 'a deactivated member is refused')
+
+  t.equal((await env(member._id, 'acme', '/admin')).statusCode, 403, 'members are not administrators')
+  t.equal((await env(admin._id, 'acme', '/admin')).statusCode, 200)
+  t.equal((await env(root._id, 'globex', '/admin')).statusCode, 200, 'a super-administrator administers every environment')
+  t.equal((await env(root._id, 'nowhere')).statusCode, 403, 'but only environments that exist')
+
+  t.equal((await server.inject({ method: 'GET', url: '/super', headers: headers(sign(admin._id)) })).statusCode, 403)
+  t.equal((await server.inject({ method: 'GET', url: '/super', headers: headers(sign(root._id)) })).statusCode, 200)
+})
