@@ -60,3 +60,24 @@ t.test('all-in-one: health, login, and the envelope on every refusal', async (t)
   t.equal(badJson.statusCode, 400)
   t.equal(badJson.json().error, 'validation_error')
 })
+
+t.test('OpenAPI: /docs/json describes every public route of every local service, /docs serves the UI', async (t) => {
+  const { server, routes } = await build(t)
+  const res = await server.inject({ method: 'GET', url: '/docs/json' })
+  t.equal(res.statusCode, 200)
+  const document = res.json()
+  t.match(document.openapi, /^3\./)
+  const documented = new Set<string>()
+  for (const [path, operations] of Object.entries(document.paths as Record<string, object>)) {
+    for (const method of Object.keys(operations)) documented.add(`${method.toUpperCase()} ${path}`)
+  }
+  const publicRoutes = routes.filter(({ method, url }) => method !== 'HEAD' && (url.startsWith('/api/v2') || url.startsWith('/auth')))
+  t.ok(publicRoutes.length > 0)
+  for (const { method, url } of publicRoutes) {
+    const path = url.replace(/:(\w+)/g, '{$1}')
+    t.ok(documented.has(`${method} ${path}`), `${method} ${path} is documented`)
+  }
+  const ui = await server.inject({ method: 'GET', url: '/docs/' })
+  t.equal(ui.statusCode, 200)
+  t.match(ui.headers['content-type'], /html/)
+})

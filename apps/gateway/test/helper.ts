@@ -6,7 +6,14 @@ import { ConfigSchema } from '../src/config.js'
 export const ADMIN = { username: 'admin', password: 'correct horse battery' }
 
 /** The gateway with every service local unless `env` points one at a URL; closed when the test ends. */
-export async function build(t: Teardown, env: Record<string, string> = {}): Promise<{ server: App; resources: TestResources }> {
+export interface Built {
+  server: App
+  resources: TestResources
+  /** Every route the server registered, as `{method, url}`. */
+  routes: { method: string; url: string }[]
+}
+
+export async function build(t: Teardown, env: Record<string, string> = {}): Promise<Built> {
   const resources = await testResources(t)
   const config = loadConfig(ConfigSchema, {
     QUIRE_DATA_DIR: resources.dataDir,
@@ -15,8 +22,12 @@ export async function build(t: Teardown, env: Record<string, string> = {}): Prom
     ...env,
   })
   const server = createServer({ logLevel: 'silent' })
+  const routes: Built['routes'] = []
+  server.addHook('onRoute', ({ method, url }) => {
+    for (const m of [method].flat()) routes.push({ method: m, url })
+  })
   await server.register(app, { config, upstreams: upstreamsFrom(config), local: resources })
   t.teardown(() => server.close())
   await server.ready()
-  return { server, resources }
+  return { server, resources, routes }
 }
