@@ -1,0 +1,33 @@
+import { createServer, type App } from '@quire/service-kit'
+import type { RecordStore } from '@quire/records'
+import { accessToken, createUser, headers, testResources, type Teardown, type UserSeed } from '@quire/testing'
+import { app } from '../src/app.js'
+
+export interface Harness {
+  server: App
+  store: RecordStore
+  /** Creates a user and returns the headers of its calls, for the given environment or none. */
+  signIn(seed: UserSeed): Promise<{ userId: string; headers: (environmentId?: string) => Record<string, string> }>
+  /** A valid token of a user, for crafting refusals (expired tokens, ...). */
+  token(userId: string, options?: { expiresIn?: number }): string
+}
+
+/** The packages service alone on a fresh store, closed when the test ends. */
+export async function build(t: Teardown): Promise<Harness> {
+  const { store, keys } = await testResources(t)
+  const server = createServer({ logLevel: 'silent' })
+  await server.register(app, { store, keys, config: {} })
+  t.teardown(() => server.close())
+  await server.ready()
+  const token = (userId: string, options = {}) => accessToken(keys.privateKey, userId, options)
+  return {
+    server,
+    store,
+    token,
+    async signIn(seed) {
+      const user = await createUser(store, seed)
+      const bearer = token(user._id)
+      return { userId: user._id, headers: (environmentId) => headers(bearer, environmentId) }
+    },
+  }
+}
