@@ -1,0 +1,58 @@
+import { spawn, type ChildProcess } from 'node:child_process'
+import { createInterface } from 'node:readline'
+import { fileURLToPath } from 'node:url'
+
+const APPS = fileURLToPath(new URL('../../../', import.meta.url))
+
+export interface Running {
+  url: string
+  port: number
+  child: ChildProcess
+  /** SIGTERM, resolved once the process has exited. */
+  stop(): Promise<void>
+  /** Resolves with the first later log line that matches. */
+  waitForLog(pattern: RegExp): Promise<string>
+}
+
+/**
+ * Starts `apps/<app>/dist/server.js` as its own process on a loopback port (0 = any) and resolves with its URL
+ * once it logs that it listens: no polling, no sleeps. Rejects if it exits first.
+ */
+export function startApp(app: string, env: Record<string, string>, port = 0): Promise<Running> {
+  const child = spawn(process.execPath, [`${APPS}${app}/dist/server.js`], {
+    env: { PATH: process.env.PATH ?? '', QUIRE_HOST: '127.0.0.1', QUIRE_PORT: String(port), QUIRE_LOG_LEVEL: 'info', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  })
+  let stderr = ''
+  child.stderr?.on('data', (chunk: Buffer) => {
+    stderr += chunk.toString()
+  })
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()))
+  const lines = createInterface({ input: child.stdout! })
+  const waitForLog = (pattern: RegExp) =>
+    new Promise<string>((resolve) => {
+      const onLine = (line: string) => {
+        if (!pattern.test(line)) return
+        lines.off('line', onLine)
+        resolve(line)
+      }
+      lines.on('line', onLine)
+    })
+  return new Promise((resolve, reject) => {
+    child.once('exit', (code) => reject(new Error(`${app} exited with ${code} before listening: ${stderr}`)))
+    lines.on('line', (line) => {
+      const match = /Server listening at (http:\/\/127\.0\.0\.1:(\d+))/.exec(line)
+      if (!match?.[1] || !match[2]) return
+      resolve({
+        url: match[1],
+        port: Number(match[2]),
+        child,
+        waitForLog,
+        stop: async () => {
+          if (child.exitCode === null) child.kill('SIGTERM')
+          await exited
+        },
+      })
+    })
+  })
+}
