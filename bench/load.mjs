@@ -1,0 +1,32 @@
+// Drives one scenario with autocannon, in its own process so the load generator does not share the
+// server's event loop. Input: a JSON scenario in argv[2]. Output: one JSON line of results on stdout.
+import autocannon from 'autocannon'
+
+const { url, connections, duration, method, requests, headers, bodyFile } = JSON.parse(process.argv[2])
+let body
+if (bodyFile) body = (await import('node:fs')).readFileSync(bodyFile)
+let i = 0
+const result = await autocannon({
+  url,
+  connections,
+  duration,
+  headers,
+  requests: [
+    {
+      method,
+      setupRequest(request) {
+        const next = requests[i++ % requests.length]
+        return { ...request, path: next.path, ...(next.body !== undefined ? { body: next.body } : body ? { body } : {}) }
+      },
+    },
+  ],
+})
+const ok = result['2xx']
+console.log(JSON.stringify({
+  rps: result.requests.average,
+  p50: result.latency.p50,
+  p99: result.latency.p99,
+  ok,
+  non2xx: result.non2xx,
+  errors: result.errors + result.timeouts,
+}))

@@ -1,0 +1,193 @@
+// Quire's benchmarks, run the way users run Quire: the built all-in-one server (embedded storage, logging at
+// the production level `info`) in its own process, seeded over HTTP, loaded by autocannon from another process,
+// next to a bare Fastify hello-world measured in the same run as the ceiling.
+//   npm run bench            (BENCH_DURATION=seconds per scenario, BENCH_DOCUMENTS=documents to seed)
+import { spawn } from 'node:child_process'
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { cpus, tmpdir, totalmem } from 'node:os'
+import { join } from 'node:path'
+import { createInterface } from 'node:readline'
+import { fileURLToPath } from 'node:url'
+
+const ROOT = fileURLToPath(new URL('..', import.meta.url))
+const DURATION = Number(process.env.BENCH_DURATION ?? 10)
+const DOCUMENTS = Number(process.env.BENCH_DOCUMENTS ?? 100_000)
+const CONNECTIONS = 50
+const ADMIN = { username: 'admin', password: 'bench-password-1' }
+const children = new Set()
+process.on('exit', () => children.forEach((child) => child.kill('SIGKILL')))
+
+/** Starts a process and resolves with its port once its output names it. */
+function start(script, env = {}) {
+  const child = spawn(process.execPath, [script], { env: { PATH: process.env.PATH, ...env }, stdio: ['ignore', 'pipe', 'inherit'] })
+  children.add(child)
+  return new Promise((resolve, reject) => {
+    child.once('exit', (code) => reject(new Error(`${script} exited with ${code}`)))
+    createInterface({ input: child.stdout }).on('line', (line) => {
+      const match = /listening (?:at http:\/\/127\.0\.0\.1:)?(\d+)/i.exec(line)
+      if (match) resolve({ child, port: Number(match[1]), url: `http://127.0.0.1:${match[1]}` })
+    })
+  })
+}
+
+async function stop({ child }) {
+  if (child.exitCode !== null) return
+  const exited = new Promise((resolve) => child.once('exit', resolve))
+  child.kill('SIGTERM')
+  await exited
+  children.delete(child)
+}
+
+/** Peak resident memory since the last reset, from the kernel (VmHWM); the reset starts each scenario afresh. */
+const resetPeak = (pid) => writeFileSync(`/proc/${pid}/clear_refs`, '5')
+const peakRss = (pid) => Number(/VmHWM:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))[1]) / 1024
+
+function load(scenario) {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [join(ROOT, 'bench/load.mjs'), JSON.stringify(scenario)], { stdio: ['ignore', 'pipe', 'inherit'] })
+    let out = ''
+    child.stdout.on('data', (chunk) => (out += chunk))
+    child.once('exit', (code) => (code === 0 ? resolve(JSON.parse(out)) : reject(new Error(`load exited ${code}`))))
+  })
+}
+
+const results = []
+let ceiling = 0
+
+async function measure(name, server, scenario) {
+  await load({ ...scenario, url: server.url, connections: CONNECTIONS, duration: 2 }) // warm-up
+  resetPeak(server.child.pid)
+  const r = await load({ ...scenario, url: server.url, connections: CONNECTIONS, duration: scenario.duration ?? DURATION })
+  const row = { name, ...r, rssMb: peakRss(server.child.pid), ratio: ceiling ? r.rps / ceiling : 1 }
+  results.push(row)
+  console.error(`${name.padEnd(44)} ${r.rps.toFixed(0).padStart(7)} req/s  p50 ${r.p50} ms  p99 ${r.p99} ms  rss ${row.rssMb.toFixed(0)} MB  ratio ${row.ratio.toFixed(3)}${r.non2xx || r.errors ? `  (non-2xx ${r.non2xx}, errors ${r.errors})` : ''}`)
+  return row
+}
+
+async function api(base, method, path, token, body) {
+  const res = await fetch(new URL(path, base), {
+    method,
+    headers: { ...(token ? { authorization: `Bearer ${token}`, 'environment-id': 'default' } : {}), ...(body ? { 'content-type': 'application/json' } : {}) },
+    body: body ? JSON.stringify(body) : undefined,
+  })
+  const json = await res.json()
+  if (!res.ok) throw new Error(`${method} ${path}: ${res.status} ${JSON.stringify(json)}`)
+  return json
+}
+
+function progress(label, done, total) {
+  const width = 30
+  const filled = Math.round((done / total) * width)
+  process.stderr.write(`\r${label} [${'#'.repeat(filled)}${'.'.repeat(width - filled)}] ${done}/${total}`)
+  if (done === total) process.stderr.write('\n')
+}
+
+/** Creates `total` documents over HTTP, 64 in flight, and returns their ids in creation order. */
+async function seed(base, token, definition, total, make) {
+  const ids = new Array(total)
+  let next = 0
+  let done = 0
+  const worker = async () => {
+    while (next < total) {
+      const i = next++
+      ids[i] = (await api(base, 'POST', `/api/v2/document-definitions/${definition}/documents/new`, token, make(i))).data._id
+      if (++done % 1000 === 0 || done === total) progress(`seeding ${definition}`, done, total)
+    }
+  }
+  await Promise.all(Array.from({ length: 64 }, worker))
+  return ids
+}
+
+const pick = (ids, n) => Array.from({ length: n }, (_, i) => ids[Math.floor((i * 7919) % ids.length)])
+
+async function main() {
+  const hello = await start(join(ROOT, 'bench/hello.mjs'))
+  ceiling = (await measure('ceiling: fastify hello-world', hello, { method: 'GET', requests: [{ path: '/' }] })).rps
+  await stop(hello)
+
+  const dataDir = mkdtempSync(join(tmpdir(), 'quire-bench-'))
+  const env = { QUIRE_DATA_DIR: dataDir, QUIRE_HOST: '127.0.0.1', QUIRE_PORT: '0', QUIRE_LOG_LEVEL: 'info', QUIRE_ADMIN_PASSWORD: ADMIN.password }
+  const quire = await start(join(ROOT, 'apps/gateway/dist/server.js'), env)
+  const token = (await api(quire.url, 'POST', '/auth/login', null, ADMIN)).data.accessToken
+  const headers = { authorization: `Bearer ${token}`, 'environment-id': 'default', 'content-type': 'application/json' }
+
+  await api(quire.url, 'POST', '/api/v2/document-definitions', token, { name: 'bench', indexes: [{ fields: { category: 1, price: -1 } }] })
+  const ids = await seed(quire.url, token, 'bench', DOCUMENTS, (i) => ({
+    externalId: `ext-${i}`,
+    category: `c${i % 50}`,
+    price: (i * 7919) % 10_000,
+    title: `Document ${i}`,
+    tags: ['bench'],
+  }))
+  const core = '/api/v2/document-definitions/bench/documents'
+  const sample = pick(ids, 5000)
+  const filterSort = `${core}?limit=20&query=${encodeURIComponent('{"category":"c7"}')}&sort=${encodeURIComponent('{"price":-1}')}`
+
+  await measure('get by _id', quire, { method: 'GET', headers, requests: sample.map((id) => ({ path: `${core}/${id}` })) })
+  await measure('get by externalId', quire, { method: 'GET', headers, requests: pick([...ids.keys()], 5000).map((i) => ({ path: `${core}/ext-${i}` })) })
+  await measure('list 20, default sort, first page', quire, { method: 'GET', headers, requests: [{ path: `${core}?limit=20` }] })
+  await measure('list 20, default sort, deep page (after)', quire, { method: 'GET', headers, requests: [{ path: `${core}?limit=20&after=${ids[Math.floor(DOCUMENTS * 0.9)]}` }] })
+  await measure('list 20, query + sort, with index', quire, { method: 'GET', headers, requests: [{ path: filterSort }] })
+  await measure('create', quire, { method: 'POST', headers, requests: [{ path: `${core}/new`, body: JSON.stringify({ category: 'c1', price: 5, title: 'new' }) }] })
+  await measure('patch', quire, { method: 'PATCH', headers, requests: sample.map((id, i) => ({ path: `${core}/${id}`, body: JSON.stringify({ price: i }) })) })
+
+  const boundary = 'quirebenchboundary'
+  const multipart = Buffer.concat([
+    Buffer.from(`--${boundary}\r\ncontent-disposition: form-data; name="file"; filename="one-mb.bin"\r\ncontent-type: application/octet-stream\r\n\r\n`),
+    Buffer.alloc(1024 * 1024, 7),
+    Buffer.from(`\r\n--${boundary}--\r\n`),
+  ])
+  const bodyFile = join(dataDir, 'upload.bin')
+  writeFileSync(bodyFile, multipart)
+  const target = ids[1]
+  const uploaded = await fetch(new URL(`${core}/${target}/attachments?valuePath=file`, quire.url), {
+    method: 'POST',
+    headers: { ...headers, 'content-type': `multipart/form-data; boundary=${boundary}` },
+    body: multipart,
+  }).then((res) => res.json())
+  const attachmentId = uploaded.data.attachments[0]._id
+  await measure('upload 1 MB attachment (replace)', quire, {
+    method: 'POST',
+    headers: { ...headers, 'content-type': `multipart/form-data; boundary=${boundary}` },
+    bodyFile,
+    duration: Math.min(DURATION, 5),
+    requests: [{ path: `${core}/${ids[2]}/attachments?valuePath=file&actionType=Replace` }],
+  })
+  await measure('download 1 MB attachment', quire, { method: 'GET', headers, requests: [{ path: `${core}/${target}/attachments/${attachmentId}` }] })
+
+  await api(quire.url, 'PATCH', '/api/v2/document-definitions/bench', token, { indexes: [] })
+  await measure('list 20, query + sort, without index', quire, { method: 'GET', headers, duration: Math.min(DURATION, 5), requests: [{ path: filterSort }] })
+
+  await measure('login (scrypt)', quire, { method: 'POST', headers: { 'content-type': 'application/json' }, duration: Math.min(DURATION, 5), requests: [{ path: '/auth/login', body: JSON.stringify(ADMIN) }] })
+  await stop(quire)
+
+  // Distributed: the three services and the gateway as separate processes on the same data.
+  const service = (app) => start(join(ROOT, `apps/${app}/dist/server.js`), env)
+  const users = await service('users-service')
+  const [documents, packages] = await Promise.all([service('documents-service'), service('packages-service')])
+  const gateway = await start(join(ROOT, 'apps/gateway/dist/server.js'), {
+    ...env,
+    QUIRE_DOCUMENTS_URL: documents.url,
+    QUIRE_USERS_URL: users.url,
+    QUIRE_PACKAGES_URL: packages.url,
+  })
+  await measure('get by _id through the gateway (distributed)', gateway, { method: 'GET', headers, requests: sample.map((id) => ({ path: `${core}/${id}` })) })
+  await Promise.all([gateway, users, documents, packages].map(stop))
+  rmSync(dataDir, { recursive: true, force: true })
+
+  const cpu = cpus()[0]?.model ?? 'unknown CPU'
+  console.log(`\nMachine: ${cpus().length} × ${cpu}, ${(totalmem() / 2 ** 30).toFixed(0)} GiB, Node ${process.version}; ${CONNECTIONS} connections, ${DURATION} s per scenario, ${DOCUMENTS} documents.\n`)
+  console.log('| scenario | req/s | p50 ms | p99 ms | peak RSS MB | ratio to ceiling |')
+  console.log('| --- | ---: | ---: | ---: | ---: | ---: |')
+  for (const r of results) {
+    console.log(`| ${r.name} | ${r.rps.toFixed(0)} | ${r.p50} | ${r.p99} | ${r.rssMb.toFixed(0)} | ${r.ratio.toFixed(3)} |${r.non2xx ? ` ${r.non2xx} non-2xx` : ''}`)
+  }
+}
+
+main().then(
+  () => process.exit(0),
+  (err) => {
+    console.error(err)
+    process.exit(1)
+  },
+)
