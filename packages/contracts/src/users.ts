@@ -1,5 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox'
-import { IdSchema, TimestampSchema } from './common.js'
+import { EnvironmentIdSchema, IdSchema, LimitSchema, TimestampSchema } from './common.js'
 
 /** A user's entry for one environment: `profile.environments[envId]`. */
 export const EnvironmentEntrySchema = Type.Object({
@@ -19,6 +19,8 @@ export interface UserAuthentication {
   totpSecret?: string
   totpEnabled?: boolean
   recoveryCodeHashes?: string[]
+  /** The last TOTP time step accepted at login, so a code cannot be replayed within its window. */
+  totpLastStep?: number
   /** Epoch ms; access tokens issued before it are refused (password reset, 2FA reset). */
   sessionsValidAfter?: number
 }
@@ -85,5 +87,146 @@ export const EnvironmentSchema = Type.Object({
   _createdOn: TimestampSchema,
   _createdByUserId: Type.String(),
 })
+export type Environment = Static<typeof EnvironmentSchema>
+
+export const CreateEnvironmentBodySchema = Type.Object(
+  { _id: EnvironmentIdSchema, name: Type.String({ minLength: 1, maxLength: 200 }) },
+  { additionalProperties: false },
+)
+export type CreateEnvironmentBody = Static<typeof CreateEnvironmentBodySchema>
 
 export const ActiveUsersSchema = Type.Object({ activeUsers: Type.Integer({ minimum: 0 }) })
+
+/**
+ * A user as responses show it: never `authentication` nor the derived environment lists, and
+ * `profile.environments` holding only the current environment's entry. Fields are optional because `exclude`
+ * may leave any of them out (except `_id`).
+ */
+export const UserSchema = Type.Object({
+  _id: IdSchema,
+  username: Type.Optional(Type.String()),
+  profile: Type.Optional(
+    Type.Object(
+      { environments: Type.Record(Type.String(), EnvironmentEntrySchema) },
+      { additionalProperties: true },
+    ),
+  ),
+  globalEmails: Type.Optional(Type.Array(Type.Object({ address: Type.String(), verified: Type.Boolean() }))),
+  lastLogin: Type.Optional(TimestampSchema),
+  isSuperAdministrator: Type.Optional(Type.Boolean()),
+  _createdOn: Type.Optional(TimestampSchema),
+  _createdByUserId: Type.Optional(Type.String()),
+  _lastModifiedOn: Type.Optional(TimestampSchema),
+  _lastModifiedByUserId: Type.Optional(Type.String()),
+})
+export type User = Static<typeof UserSchema>
+
+/** `GET /api/v2/users`: `exclude` and `query` are URL-encoded JSON (an array of field names, a filter). */
+export const UserListQuerySchema = Type.Object({
+  limit: LimitSchema,
+  after: Type.Optional(IdSchema),
+  exclude: Type.Optional(Type.String({ maxLength: 4096 })),
+  query: Type.Optional(Type.String({ maxLength: 16_384 })),
+})
+export type UserListQuery = Static<typeof UserListQuerySchema>
+
+export const UserParamsSchema = Type.Object({ userId: IdSchema })
+export type UserParams = Static<typeof UserParamsSchema>
+
+/** The per-environment fields an administrator sets; they land in the caller's environment's entry. */
+const EntryFields = {
+  name: Type.Optional(Type.String({ maxLength: 200 })),
+  email: Type.Optional(Type.String({ maxLength: 320, format: 'email' })),
+  language: Type.Optional(Type.String({ minLength: 1, maxLength: 35 })),
+  locale: Type.Optional(Type.String({ minLength: 1, maxLength: 35 })),
+  administrator: Type.Optional(Type.Boolean()),
+  active: Type.Optional(Type.Boolean()),
+  groups: Type.Optional(Type.Array(Type.String({ minLength: 1, maxLength: 200 }), { maxItems: 200, uniqueItems: true })),
+}
+
+/** Passwords: long enough to mean something, short enough that hashing them cannot be abused. */
+export const PasswordSchema = Type.String({ minLength: 8, maxLength: 1024 })
+
+export const CreateUserBodySchema = Type.Object(
+  {
+    // No `@`, so a username never reads as someone's e-mail address at login.
+    username: Type.String({ minLength: 1, maxLength: 100, pattern: '^[^\\s@]+$' }),
+    password: Type.Optional(PasswordSchema),
+    ...EntryFields,
+  },
+  { additionalProperties: false },
+)
+export type CreateUserBody = Static<typeof CreateUserBodySchema>
+
+export const PatchUserBodySchema = Type.Object(EntryFields, { additionalProperties: false })
+export type PatchUserBody = Static<typeof PatchUserBodySchema>
+
+/** What other records show when they refer to a user in one environment. */
+export const UserReferenceDataSchema = Type.Object({
+  _id: IdSchema,
+  username: Type.String(),
+  name: Type.String(),
+  email: Type.String(),
+  language: Type.String(),
+  locale: Type.String(),
+  groups: Type.Array(Type.String()),
+  administrator: Type.Boolean(),
+  active: Type.Boolean(),
+})
+export type UserReferenceData = Static<typeof UserReferenceDataSchema>
+
+export const LongLivedTokenParamsSchema = Type.Object({ userId: IdSchema, tokenId: IdSchema })
+export type LongLivedTokenParams = Static<typeof LongLivedTokenParamsSchema>
+
+export const CreateLongLivedTokenBodySchema = Type.Object(
+  { name: Type.Optional(Type.String({ maxLength: 200 })), expiresOn: Type.Optional(TimestampSchema) },
+  { additionalProperties: false },
+)
+export type CreateLongLivedTokenBody = Static<typeof CreateLongLivedTokenBodySchema>
+
+/** A long-lived token as listed: never the secret, never its hash. */
+export const LongLivedTokenSchema = Type.Object({
+  _id: IdSchema,
+  name: Type.String(),
+  _createdOn: TimestampSchema,
+  _createdByUserId: Type.String(),
+  expiresOn: Type.Union([TimestampSchema, Type.Null()]),
+})
+export type LongLivedToken = Static<typeof LongLivedTokenSchema>
+
+/** The one answer that shows the secret. */
+export const CreatedLongLivedTokenSchema = Type.Composite([LongLivedTokenSchema, Type.Object({ token: Type.String() })])
+export type CreatedLongLivedToken = Static<typeof CreatedLongLivedTokenSchema>
+
+export const RevokedLongLivedTokenSchema = Type.Object({ _id: IdSchema, revoked: Type.Literal(true) })
+
+export const ResetPasswordBodySchema = Type.Object(
+  {
+    email: Type.Optional(Type.String({ minLength: 1, maxLength: 320 })),
+    username: Type.Optional(Type.String({ minLength: 1, maxLength: 320 })),
+  },
+  { additionalProperties: false, minProperties: 1 },
+)
+export type ResetPasswordBody = Static<typeof ResetPasswordBodySchema>
+
+export const ConfirmResetPasswordBodySchema = Type.Object(
+  { token: Type.String({ minLength: 16, maxLength: 256 }), password: PasswordSchema },
+  { additionalProperties: false },
+)
+export type ConfirmResetPasswordBody = Static<typeof ConfirmResetPasswordBodySchema>
+
+/** The same answer whether or not an account matched: no account probing. */
+export const ResetPasswordResultSchema = Type.Object({ requested: Type.Literal(true) })
+export const ConfirmResetPasswordResultSchema = Type.Object({ userId: IdSchema })
+
+export const TwoFactorSetupSchema = Type.Object({ secret: Type.String(), uri: Type.String() })
+export const TwoFactorEnableBodySchema = Type.Object(
+  { code: Type.String({ pattern: '^[0-9]{6}$' }) },
+  { additionalProperties: false },
+)
+export type TwoFactorEnableBody = Static<typeof TwoFactorEnableBodySchema>
+export const TwoFactorEnabledSchema = Type.Object({ recoveryCodes: Type.Array(Type.String()) })
+
+export const ResetTwoFactorBodySchema = Type.Object({ userId: IdSchema }, { additionalProperties: false })
+export type ResetTwoFactorBody = Static<typeof ResetTwoFactorBodySchema>
+export const ResetTwoFactorResultSchema = Type.Object({ userId: IdSchema, twoFactorEnabled: Type.Literal(false) })

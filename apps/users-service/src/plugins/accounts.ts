@@ -1,0 +1,141 @@
+import type { UserRecord } from '@quire/contracts'
+import { newObjectId, type RecordStore } from '@quire/records'
+import { fail } from '@quire/service-kit'
+import type { LoginThrottle } from './login-throttle.js'
+import { verifyPassword } from './passwords.js'
+import type { TwoFactor } from './two-factor.js'
+
+/** One line of `audit_log`: who did what to whom, when. */
+export interface AuditRecord {
+  _id: string
+  action: 'reset-2FA'
+  actorUserId: string
+  targetUserId: string
+  environmentId: string | null
+  _createdOn: string
+  [field: string]: unknown
+}
+
+export interface LoginRequest {
+  username: string
+  password: string
+  code?: string
+  address: string
+}
+
+/** Either the signed-in user, or how many seconds the throttle asks the client to wait. */
+export type LoginOutcome = { userId: string } | { retryAfter: number }
+
+export interface Accounts {
+  /** Throws `unauthorized` / `two_factor_required` for wrong credentials or a missing or wrong code. */
+  login(request: LoginRequest): Promise<LoginOutcome>
+  setupTwoFactor(userId: string): Promise<{ secret: string; uri: string }>
+  enableTwoFactor(userId: string, code: string): Promise<{ recoveryCodes: string[] }>
+  /** Clears TOTP and recovery codes, ends the user's sessions, and audits it, all in one transaction. */
+  resetTwoFactor(target: UserRecord, actorId: string, environmentId: string | null): Promise<void>
+}
+
+/** A valid scrypt hash of nothing anyone knows: unknown users cost as much time as wrong passwords. */
+const DUMMY_HASH = 'scrypt$32768$8$1$AAAAAAAAAAAAAAAAAAAAAA==$AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA='
+
+export function accounts(store: RecordStore, options: { throttle: LoginThrottle; twoFactor: TwoFactor }): Accounts {
+  const users = store.collection<UserRecord>('users')
+  const { throttle, twoFactor } = options
+  const wrongCredentials = () => fail('unauthorized', 'Wrong username or password')
+
+  /** A TOTP of a step not used yet, or an unused recovery code; consumed by a conditional write. */
+  async function checkSecondFactor(user: UserRecord, code: string | undefined): Promise<boolean> {
+    const { authentication } = user
+    if (!authentication.totpEnabled || !authentication.totpSecret) return true
+    if (code === undefined) return false
+    const step = twoFactor.verify(authentication.totpSecret, code, authentication.totpLastStep)
+    if (step !== null) {
+      const filter = { _id: user._id, 'authentication.totpLastStep': authentication.totpLastStep ?? { $exists: false } }
+      return (await users.updateOne(filter, { $set: { 'authentication.totpLastStep': step } })) !== null
+    }
+    const remaining = twoFactor.useRecoveryCode(authentication, code)
+    if (!remaining) return false
+    // Written only if the list is still the one read: two logins cannot both spend the same code.
+    const filter = { _id: user._id, 'authentication.recoveryCodeHashes': { $eq: authentication.recoveryCodeHashes } }
+    return (await users.updateOne(filter, { $set: { 'authentication.recoveryCodeHashes': remaining } })) !== null
+  }
+
+  async function findEnabledUser(userId: string): Promise<UserRecord> {
+    const user = await users.findOne({ _id: userId })
+    if (!user) throw fail('unauthorized', 'The token is no longer valid')
+    if (user.authentication.totpEnabled) {
+      throw fail('forbidden', 'Two-factor authentication is already enabled', 'Two-factor authentication is already on; ask an administrator to reset it first')
+    }
+    return user
+  }
+
+  return {
+    async login({ username, password, code, address }) {
+      const user = (await users.findOne({ username })) ?? (await users.findOne({ 'globalEmails.address': username.toLowerCase() }))
+      const attempt = { account: user?._id ?? username.toLowerCase(), address }
+      const wait = await throttle.retryAfter(attempt)
+      if (wait !== null) return { retryAfter: wait }
+      // Same answer whichever part was wrong, and a hash is computed either way so timing does not tell.
+      const valid = await verifyPassword(password, user?.authentication.passwordHash ?? DUMMY_HASH)
+      if (!user || !valid) {
+        await throttle.failed(attempt)
+        throw wrongCredentials()
+      }
+      if (!(await checkSecondFactor(user, code))) {
+        if (code !== undefined) await throttle.failed(attempt)
+        throw fail('two_factor_required', code === undefined ? 'A two-factor code is required' : 'The two-factor code is not valid')
+      }
+      await throttle.succeeded(attempt)
+      await users.updateOne({ _id: user._id }, { $set: { lastLogin: new Date().toISOString() } })
+      return { userId: user._id }
+    },
+
+    async setupTwoFactor(userId) {
+      const user = await findEnabledUser(userId)
+      const setup = twoFactor.setup(user.username)
+      // Pending until enabled with a code from it: a setup nobody finishes changes nothing at login.
+      await users.updateOne({ _id: userId }, { $set: { 'authentication.totpSecret': setup.secret, 'authentication.totpEnabled': false } })
+      return setup
+    },
+
+    async enableTwoFactor(userId, code) {
+      const user = await findEnabledUser(userId)
+      const secret = user.authentication.totpSecret
+      if (!secret) throw fail('validation_error', 'Two-factor setup has not been started: call /auth/2fa/setup first')
+      const step = twoFactor.verify(secret, code)
+      if (step === null) throw fail('validation_error', 'body/code is not a valid code for the secret being set up')
+      const { codes, hashes } = twoFactor.recoveryCodes()
+      const updated = await users.updateOne(
+        { _id: userId, 'authentication.totpSecret': secret },
+        { $set: { 'authentication.totpEnabled': true, 'authentication.totpLastStep': step, 'authentication.recoveryCodeHashes': hashes } },
+      )
+      if (!updated) throw fail('validation_error', 'Two-factor setup changed meanwhile; start it again')
+      return { recoveryCodes: codes }
+    },
+
+    async resetTwoFactor(target, actorId, environmentId) {
+      await store.transaction(async (tx) => {
+        await tx.collection<UserRecord>('users').updateOne(
+          { _id: target._id },
+          {
+            $unset: {
+              'authentication.totpSecret': true,
+              'authentication.totpEnabled': true,
+              'authentication.totpLastStep': true,
+              'authentication.recoveryCodeHashes': true,
+            },
+            $set: { 'authentication.sessionsValidAfter': Date.now() },
+          },
+        )
+        await tx.collection<AuditRecord>('audit_log').insertOne({
+          _id: newObjectId(),
+          action: 'reset-2FA',
+          actorUserId: actorId,
+          targetUserId: target._id,
+          environmentId,
+          _createdOn: new Date().toISOString(),
+        })
+      })
+    },
+  }
+}

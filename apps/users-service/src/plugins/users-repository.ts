@@ -1,0 +1,121 @@
+import type { CreateUserBody, EnvironmentEntry, PatchUserBody, UserRecord } from '@quire/contracts'
+import { ConflictError, DuplicateKeyError, InvalidQueryError, newObjectId, type Filter, type RecordStore } from '@quire/records'
+import { fail } from '@quire/service-kit'
+import { hashPassword } from './passwords.js'
+
+export interface UserPage {
+  users: UserRecord[]
+  hasNext: boolean
+}
+
+export interface UsersRepository {
+  /** Members of the environment matching `filter` (already checked), in `_id` order, after `after`. */
+  list(environmentId: string, options: { filter: Filter; after?: string; limit: number }): Promise<UserPage>
+  findById(userId: string): Promise<UserRecord | null>
+  /** The user when it has an entry in the environment (active or not); null otherwise. */
+  findInEnvironment(userId: string, environmentId: string): Promise<UserRecord | null>
+  create(body: CreateUserBody, environmentId: string, actorId: string): Promise<UserRecord>
+  /** Merges `changes` into the user's entry for the environment (created when missing). */
+  updateEntry(user: UserRecord, environmentId: string, changes: PatchUserBody, actorId: string): Promise<UserRecord>
+}
+
+const DEFAULT_ENTRY: EnvironmentEntry = { name: '', email: '', language: 'en', locale: 'en', administrator: false, active: true, groups: [] }
+/** Concurrent changes to one user's entries in different environments are rare; retry a few times. */
+const MAX_ATTEMPTS = 5
+
+/** Only the fields that were sent, so a PATCH leaves the others alone. */
+function entryChanges(body: PatchUserBody): Partial<EnvironmentEntry> {
+  const changes: Partial<EnvironmentEntry> = {}
+  for (const key of ['name', 'language', 'locale', 'administrator', 'active', 'groups'] as const) {
+    if (body[key] !== undefined) Object.assign(changes, { [key]: body[key] })
+  }
+  if (body.email !== undefined) changes.email = body.email.toLowerCase()
+  return changes
+}
+
+/** The indexed lists the auth lookups and environment scoping rely on, derived from the entries. */
+function derivedIds(environments: Record<string, EnvironmentEntry>) {
+  const ids = Object.keys(environments).sort()
+  return { environmentIds: ids, activeEnvironmentIds: ids.filter((id) => environments[id]?.active === true) }
+}
+
+export function usersRepository(store: RecordStore): UsersRepository {
+  const users = store.collection<UserRecord>('users')
+
+  return {
+    async list(environmentId, { filter, after, limit }) {
+      const scope: Filter = { environmentIds: environmentId }
+      // Keyset on `_id` as a plain filter: an `after` from another environment tells nothing.
+      if (after !== undefined) scope._id = { $gt: after }
+      const query = Object.keys(filter).length === 0 ? scope : { $and: [scope, filter] }
+      try {
+        const found = await users.find(query, { sort: { _id: 1 }, limit: limit + 1, projection: { authentication: 0 } })
+        return { users: found.slice(0, limit), hasNext: found.length > limit }
+      } catch (err) {
+        if (err instanceof InvalidQueryError) throw fail('invalid_query', `query: ${err.message}`)
+        throw err
+      }
+    },
+
+    findById: (userId) => users.findOne({ _id: userId }),
+
+    findInEnvironment: (userId, environmentId) => users.findOne({ _id: userId, environmentIds: environmentId }),
+
+    async create(body, environmentId, actorId) {
+      const now = new Date().toISOString()
+      const environments = { [environmentId]: { ...DEFAULT_ENTRY, ...entryChanges(body) } }
+      const email = body.email?.toLowerCase()
+      const user: UserRecord = {
+        _id: newObjectId(),
+        username: body.username,
+        profile: { environments },
+        globalEmails: email ? [{ address: email, verified: false }] : [],
+        ...derivedIds(environments),
+        authentication: body.password === undefined ? {} : { passwordHash: await hashPassword(body.password) },
+        _createdOn: now,
+        _createdByUserId: actorId,
+        _lastModifiedOn: now,
+        _lastModifiedByUserId: actorId,
+      }
+      try {
+        return await users.insertOne(user)
+      } catch (err) {
+        if (err instanceof DuplicateKeyError && err.index === 'username') {
+          throw fail('duplicate_username', `The username ${body.username} is taken`, 'This username is already taken')
+        }
+        throw err
+      }
+    },
+
+    async updateEntry(user, environmentId, changes, actorId) {
+      let current: UserRecord | null = user
+      for (let attempt = 0; attempt < MAX_ATTEMPTS && current; attempt++) {
+        const existing = current.profile.environments[environmentId]
+        const entry = { ...DEFAULT_ENTRY, ...existing, ...entryChanges(changes) }
+        const { environmentIds, activeEnvironmentIds } = derivedIds({ ...current.profile.environments, [environmentId]: entry })
+        const path = `profile.environments.${environmentId}`
+        // Field by field into an existing entry, so concurrent changes of other fields are kept.
+        const entrySet = existing
+          ? Object.fromEntries(Object.entries(entryChanges(changes)).map(([key, value]) => [`${path}.${key}`, value]))
+          : { [path]: entry }
+        // Only written when the derived lists are still those we derived from: no lost update of another entry.
+        const updated = await users.updateOne(
+          { _id: current._id, environmentIds: current.environmentIds, activeEnvironmentIds: current.activeEnvironmentIds },
+          {
+            $set: {
+              ...entrySet,
+              environmentIds,
+              activeEnvironmentIds,
+              _lastModifiedOn: new Date().toISOString(),
+              _lastModifiedByUserId: actorId,
+            },
+          },
+        )
+        if (updated) return updated
+        current = await users.findOne({ _id: user._id })
+      }
+      if (!current) throw fail('user_not_found', `No user ${user._id}`)
+      throw new ConflictError()
+    },
+  }
+}

@@ -1,0 +1,67 @@
+import type { InjectOptions, LightMyRequestResponse } from 'fastify'
+import { createServer, loadConfig, type App } from '@quire/service-kit'
+import { accessToken, createEnvironment, createUser, headers, testResources, type Teardown, type TestResources, type UserSeed } from '@quire/testing'
+import type { UserRecord } from '@quire/contracts'
+import { app } from '../src/app.js'
+import { ConfigSchema } from '../src/config.js'
+
+export const ADMIN = { username: 'admin', password: 'correct horse battery' }
+/** The environment the bootstrap creates, and a second one for isolation tests. */
+export const ENV_A = 'env-a'
+export const ENV_B = 'env-b'
+
+/** What no response may ever carry: the authentication part, password, token or code hashes. */
+const SECRETS = /authentication|passwordHash|tokenHash|totpSecret|recoveryCodeHashes|scrypt\$|"environmentIds"|"activeEnvironmentIds"/
+
+export interface Built {
+  server: App
+  resources: TestResources
+  /** The fixed clock the service reads (epoch ms); tests move it. */
+  clock: { now: number }
+  /** `inject`, asserting that the answer holds no secret. */
+  call(options: InjectOptions): Promise<LightMyRequestResponse>
+  /** A user written straight to the store, with an access token issued a second ago. */
+  user(seed: UserSeed): Promise<{ record: UserRecord; token: string }>
+  /** An access token for `userId` as the users service issues it. */
+  token(userId: string): string
+  adminId: string
+}
+
+export async function build(t: Teardown & { fail(message: string): void }, env: Record<string, string> = {}): Promise<Built> {
+  const resources = await testResources(t)
+  const config = loadConfig(ConfigSchema, {
+    QUIRE_DATA_DIR: resources.dataDir,
+    QUIRE_ENVIRONMENT_ID: ENV_A,
+    QUIRE_ADMIN_USERNAME: ADMIN.username,
+    QUIRE_ADMIN_PASSWORD: ADMIN.password,
+    ...env,
+  })
+  const clock = { now: Date.parse('2030-01-01T00:00:10.000Z') }
+  const server = createServer({ logLevel: 'silent' })
+  await server.register(app, { store: resources.store, keys: resources.keys, config, now: () => clock.now })
+  t.teardown(() => server.close())
+  await server.ready()
+  await createEnvironment(resources.store, ENV_B)
+  const admin = await resources.store.collection<UserRecord>('users').findOne({ username: ADMIN.username })
+  if (!admin) throw new Error('bootstrap did not create the administrator')
+  // Issued in the past, so a revocation in the same millisecond still catches it.
+  const token = (userId: string) => accessToken(resources.keys.privateKey, userId, { issuedAt: Date.now() - 1000 })
+  return {
+    server,
+    resources,
+    clock,
+    adminId: admin._id,
+    token,
+    async call(options) {
+      const response = await server.inject(options)
+      if (SECRETS.test(response.body)) t.fail(`${options.method} ${options.url} answered with a secret: ${response.body}`)
+      return response
+    },
+    async user(seed) {
+      const record = await createUser(resources.store, seed)
+      return { record, token: token(record._id) }
+    },
+  }
+}
+
+export { headers }
