@@ -7,6 +7,7 @@ import { app as packagesApp } from '@quire/packages-service'
 import { app as usersApp } from '@quire/users-service'
 import { openApiPlugin, type OpenApiDocument } from '@quire/service-kit'
 import type { Config } from './config.js'
+import { edgePlugin } from './plugins/edge.js'
 import { proxyPlugin } from './plugins/proxy.js'
 import { ROUTE_TABLE, SERVICE_NAMES, type ServiceName } from './route-table.js'
 
@@ -34,6 +35,11 @@ export const upstreamsFrom = (config: Config): Record<ServiceName, string> => ({
 /** The edge: the route table, each entry mounted in-process or proxied. */
 export const app: FastifyPluginAsync<GatewayOptions> = async (fastify, { config, upstreams, local }) => {
   const remote = SERVICE_NAMES.map((service) => upstreams[service]).filter((upstream) => upstream !== 'local')
+  await fastify.register(edgePlugin, {
+    corsOrigins: config.QUIRE_CORS_ORIGINS.split(',').map((origin) => origin.trim()).filter(Boolean),
+    rateLimitPerMinute: config.QUIRE_RATE_LIMIT_PER_MINUTE,
+    maxEventLoopDelay: config.QUIRE_MAX_EVENT_LOOP_DELAY_MS,
+  })
   await fastify.register(openApiPlugin, { title: 'Quire API v2', remotes: () => remoteDocuments(remote, fastify.log) })
   for (const service of SERVICE_NAMES) {
     const upstream = upstreams[service]

@@ -11,6 +11,11 @@ export const GatewayConfigSchema = Type.Object({
   QUIRE_DOCUMENTS_URL: Upstream,
   QUIRE_USERS_URL: Upstream,
   QUIRE_PACKAGES_URL: Upstream,
+  /** Comma-separated allowed CORS origins; empty = CORS off. */
+  QUIRE_CORS_ORIGINS: Type.String({ default: '' }),
+  /** Requests per minute per token (or per address); 0 = unlimited. */
+  QUIRE_RATE_LIMIT_PER_MINUTE: Type.Integer({ minimum: 0, default: 0 }),
+  QUIRE_MAX_EVENT_LOOP_DELAY_MS: Type.Integer({ minimum: 10, default: 1000 }),
 })
 
 /** The gateway reads every service's variables too, since any of them may be mounted locally. */

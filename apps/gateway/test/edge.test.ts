@@ -1,0 +1,42 @@
+import t from 'tap'
+import { build } from './helper.js'
+
+const URL = '/api/v2/usage-statistics/active-users'
+
+t.test('security headers on every API answer', async (t) => {
+  const { server } = await build(t)
+  const res = await server.inject({ method: 'GET', url: URL, headers: { 'environment-id': 'default' } })
+  t.equal(res.statusCode, 401)
+  t.equal(res.headers['x-content-type-options'], 'nosniff')
+  t.equal(res.headers['x-frame-options'], 'SAMEORIGIN')
+  t.ok(res.headers['strict-transport-security'])
+})
+
+t.test('CORS is off unless origins are configured, then only for them', async (t) => {
+  const closed = await build(t)
+  const none = await closed.server.inject({ method: 'GET', url: URL, headers: { origin: 'https://app.example' } })
+  t.notOk(none.headers['access-control-allow-origin'])
+
+  const { server } = await build(t, { QUIRE_CORS_ORIGINS: 'https://app.example' })
+  const preflight = await server.inject({
+    method: 'OPTIONS',
+    url: URL,
+    headers: { origin: 'https://app.example', 'access-control-request-method': 'GET', 'access-control-request-headers': 'authorization,environment-id' },
+  })
+  t.equal(preflight.statusCode, 204)
+  t.equal(preflight.headers['access-control-allow-origin'], 'https://app.example')
+  t.match(String(preflight.headers['access-control-allow-headers']), /environment-id/)
+  const other = await server.inject({ method: 'GET', url: URL, headers: { origin: 'https://evil.example' } })
+  t.not(other.headers['access-control-allow-origin'], 'https://evil.example')
+})
+
+t.test('rate limit per token: 429 rate_limited with Retry-After, other callers unaffected', async (t) => {
+  const { server } = await build(t, { QUIRE_RATE_LIMIT_PER_MINUTE: '3' })
+  const call = (authorization: string) => server.inject({ method: 'GET', url: URL, headers: { authorization, 'environment-id': 'default' } })
+  for (let i = 0; i < 3; i++) t.equal((await call('Bearer token-one-aaaaaaaaaaaaaaaa')).statusCode, 401)
+  const limited = await call('Bearer token-one-aaaaaaaaaaaaaaaa')
+  t.equal(limited.statusCode, 429)
+  t.equal(limited.json().error, 'rate_limited')
+  t.ok(Number(limited.headers['retry-after']) > 0)
+  t.equal((await call('Bearer token-two-bbbbbbbbbbbbbbbb')).statusCode, 401, 'another token has its own budget')
+})
