@@ -3,6 +3,10 @@ import { authPlugin, recordsIdentity, type KeyPair } from '@quire/auth'
 import type { FileStore } from '@quire/files'
 import type { RecordStore } from '@quire/records'
 import type { DocumentsConfig } from './config.js'
+import { definitionsPlugin } from './plugins/definitions.js'
+import { documentsPlugin } from './plugins/documents.js'
+import { definitionRoutes } from './routes/document-definitions.js'
+import { documentRoutes } from './routes/documents.js'
 
 export interface DocumentsAppOptions {
   store: RecordStore
@@ -11,11 +15,19 @@ export interface DocumentsAppOptions {
   config: DocumentsConfig
 }
 
+const DEFINITIONS_PREFIX = '/api/v2/document-definitions'
+
 /** The documents service: definitions, documents, attachments. Never listens itself. */
 export const app: FastifyPluginAsync<DocumentsAppOptions> = async (fastify, { store, keys }) => {
   // Only the users service signs: the others get the public key alone.
   await fastify.register(authPlugin, { keys: { publicKey: keys.publicKey }, identity: recordsIdentity(store) })
+  await fastify.register(documentsPlugin, { store })
+  await fastify.register(definitionsPlugin, { store })
+  await fastify.register(definitionRoutes, { prefix: DEFINITIONS_PREFIX })
+  await fastify.register(documentRoutes, { prefix: `${DEFINITIONS_PREFIX}/:ddId/documents` })
 }
 
 export default app
 export { DocumentsConfigSchema, s3Options, type DocumentsConfig } from './config.js'
+export type { DocumentsRepository, RemovalListener } from './plugins/documents.js'
+export type { DefinitionsRepository } from './plugins/definitions.js'

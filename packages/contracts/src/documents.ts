@@ -1,2 +1,223 @@
-// Wire shapes of the documents API; filled in by its issue.
-export {}
+import { Type, type Static } from '@sinclair/typebox'
+import { IdSchema, LimitSchema, TimestampSchema } from './common.js'
+
+/** Top-level names the server maintains; a client sending them is ignored (API.md, "Documents"). */
+export const DOCUMENT_SYSTEM_FIELDS = [
+  '_id',
+  '_createdOn',
+  '_createdByUserId',
+  '_lastModifiedOn',
+  '_lastModifiedByUserId',
+  '_documentDefinitionId',
+  '_environmentId',
+  '_hash',
+  '_permissions',
+] as const
+
+/** `{ddId}`: a definition `_id` or `name`. */
+export const DefinitionParamsSchema = Type.Object({ ddId: IdSchema })
+/** `{id}`: a document `_id` or `externalId`. */
+export const DocumentParamsSchema = Type.Object({ ddId: IdSchema, id: IdSchema })
+
+export const PermissionsSchema = Type.Object({
+  fullPermissions: Type.Boolean(),
+  userActionPermissions: Type.Array(Type.String()),
+})
+export type Permissions = Static<typeof PermissionsSchema>
+
+// ---------------------------------------------------------------------------------------------------------
+// Document definitions
+
+/** A definition's own field names: plain identifiers, never system (`_`) or operator (`$`) names. */
+export const FIELD_NAME_PATTERN = '^[A-Za-z][A-Za-z0-9_-]{0,127}$'
+
+export const FIELD_TYPES = ['string', 'number', 'boolean', 'date', 'object', 'array', 'attachment', 'location'] as const
+export type FieldType = (typeof FIELD_TYPES)[number]
+
+export const FieldSpecSchema = Type.Object(
+  {
+    type: Type.Union(FIELD_TYPES.map((type) => Type.Literal(type))),
+    required: Type.Optional(Type.Boolean()),
+  },
+  { additionalProperties: false },
+)
+export type FieldSpec = Static<typeof FieldSpecSchema>
+
+/** `fields`: field name → type. When present, document writes are validated against it. */
+export const FieldsSchema = Type.Record(Type.String({ pattern: FIELD_NAME_PATTERN }), FieldSpecSchema, {
+  maxProperties: 500,
+})
+
+/** A declared index, as Mongo spells it: `{"fields": {"category": 1, "price": -1}, "unique"?: true}`. */
+export const IndexDeclarationSchema = Type.Object(
+  {
+    fields: Type.Record(
+      Type.String({ pattern: '^[A-Za-z_][A-Za-z0-9_-]*(\\.[A-Za-z0-9_-]+)*$', maxLength: 256 }),
+      Type.Union([Type.Literal(1), Type.Literal(-1)]),
+      { minProperties: 1, maxProperties: 8 },
+    ),
+    unique: Type.Optional(Type.Boolean()),
+  },
+  { additionalProperties: false },
+)
+export type IndexDeclaration = Static<typeof IndexDeclarationSchema>
+
+const NameSchema = Type.String({ minLength: 1, maxLength: 200 })
+const definitionSettings = {
+  label: Type.Optional(Type.String({ maxLength: 500 })),
+  description: Type.Optional(Type.String({ maxLength: 5000 })),
+  fields: Type.Optional(FieldsSchema),
+  indexes: Type.Optional(Type.Array(IndexDeclarationSchema, { maxItems: 32 })),
+}
+
+/** `PUT /document-definitions/{ddId}`: the whole definition. */
+export const DefinitionBodySchema = Type.Object({ name: NameSchema, ...definitionSettings }, { additionalProperties: false })
+export type DefinitionBody = Static<typeof DefinitionBodySchema>
+
+/** `PATCH /document-definitions/{ddId}`: a merge patch; `null` removes an optional setting. */
+export const DefinitionPatchSchema = Type.Object(
+  {
+    name: Type.Optional(NameSchema),
+    label: Type.Optional(Type.Union([Type.String({ maxLength: 500 }), Type.Null()])),
+    description: Type.Optional(Type.Union([Type.String({ maxLength: 5000 }), Type.Null()])),
+    fields: Type.Optional(Type.Union([FieldsSchema, Type.Null()])),
+    indexes: Type.Optional(Type.Union([Type.Array(IndexDeclarationSchema, { maxItems: 32 }), Type.Null()])),
+  },
+  { additionalProperties: false },
+)
+export type DefinitionPatch = Static<typeof DefinitionPatchSchema>
+
+const Reference = Type.Object({ id: Type.Optional(Type.String()) })
+
+/**
+ * `POST /document-definitions`: without `sourceId` a new definition (`name` required); with it a copy, which
+ * accepts the spec's names (context of the calling action, all optional) and takes the given settings over
+ * the source's.
+ */
+export const CreateDefinitionBodySchema = Type.Object(
+  {
+    name: Type.Optional(NameSchema),
+    ...definitionSettings,
+    clientDocument: Type.Optional(Reference),
+    actionInfo: Type.Optional(Reference),
+    actionType: Type.Optional(Type.String({ maxLength: 200 })),
+    ddId: Type.Optional(Type.String({ maxLength: 256 })),
+    workflowId: Type.Optional(Type.String({ maxLength: 256 })),
+    value: Type.Optional(Reference),
+    documentDefinitions: Type.Optional(Type.Unknown()),
+  },
+  { additionalProperties: false },
+)
+export type CreateDefinitionBody = Static<typeof CreateDefinitionBodySchema>
+
+export const CreateDefinitionQuerystringSchema = Type.Object({ sourceId: Type.Optional(IdSchema) })
+export const DeleteDefinitionQuerystringSchema = Type.Object({ force: Type.Boolean({ default: false }) })
+
+const systemFields = {
+  _id: IdSchema,
+  _createdOn: TimestampSchema,
+  _createdByUserId: Type.String(),
+  _lastModifiedOn: TimestampSchema,
+  _lastModifiedByUserId: Type.String(),
+  _environmentId: Type.String(),
+  _hash: Type.String(),
+  status: Type.String(),
+}
+
+/** A definition on the wire: shaped like a Document (spec, "Copy of a document definition"). */
+export const DefinitionSchema = Type.Object({
+  ...systemFields,
+  name: Type.String(),
+  ...definitionSettings,
+  _permissions: PermissionsSchema,
+})
+export type Definition = Static<typeof DefinitionSchema>
+
+/** A definition as stored in `document_definitions`. */
+export type DefinitionRecord = Omit<Definition, '_permissions'>
+
+// ---------------------------------------------------------------------------------------------------------
+// Documents
+
+/** A document on the wire: system fields, `status`, `accessGroups`, `externalId?`, and its own fields. */
+export const DocumentSchema = Type.Object(
+  {
+    ...systemFields,
+    _documentDefinitionId: Type.String(),
+    accessGroups: Type.Array(Type.String()),
+    externalId: Type.Optional(Type.String()),
+    _permissions: PermissionsSchema,
+  },
+  { additionalProperties: true },
+)
+
+/** A document as stored in `documents.<environmentId>.<definitionId>`: never `_permissions`. */
+export interface DocumentRecord {
+  _id: string
+  _createdOn: string
+  _createdByUserId: string
+  _lastModifiedOn: string
+  _lastModifiedByUserId: string
+  _documentDefinitionId: string
+  _environmentId: string
+  _hash: string
+  status: string
+  accessGroups: string[]
+  externalId?: string
+  [field: string]: unknown
+}
+export type Document = DocumentRecord & { _permissions: Permissions }
+
+/** A projected list item: only `_id` is sure to be there. */
+export const ListedDocumentSchema = Type.Object({ _id: IdSchema }, { additionalProperties: true })
+
+const GroupsSchema = Type.Array(Type.String({ minLength: 1, maxLength: 200 }), { maxItems: 200 })
+const ExternalIdSchema = Type.String({ minLength: 1, maxLength: 256 })
+
+/** POST `.../new` and PUT: the document's user fields. System names are ignored; the rest is kept as sent. */
+export const DocumentBodySchema = Type.Object(
+  {
+    status: Type.Optional(Type.String({ minLength: 1, maxLength: 100 })),
+    accessGroups: Type.Optional(GroupsSchema),
+    externalId: Type.Optional(ExternalIdSchema),
+  },
+  { additionalProperties: true, maxProperties: 1000 },
+)
+export type DocumentBody = Static<typeof DocumentBodySchema>
+
+/** PATCH: a JSON merge patch of top-level fields; `null` removes one (and resets `status`/`accessGroups`). */
+export const DocumentPatchSchema = Type.Object(
+  {
+    status: Type.Optional(Type.Union([Type.String({ minLength: 1, maxLength: 100 }), Type.Null()])),
+    accessGroups: Type.Optional(Type.Union([GroupsSchema, Type.Null()])),
+    externalId: Type.Optional(Type.Union([ExternalIdSchema, Type.Null()])),
+  },
+  { additionalProperties: true, maxProperties: 1000 },
+)
+export type DocumentPatch = Static<typeof DocumentPatchSchema>
+
+export const IdempotencyHeadersSchema = Type.Object({
+  'idempotency-key': Type.Optional(Type.String({ minLength: 1, maxLength: 255 })),
+})
+
+export const DeletedSchema = Type.Object({ _id: IdSchema, deleted: Type.Literal(true) })
+
+/**
+ * `GET {core}`: JSON values arrive URL-encoded as strings and are parsed (and checked) by the service, so a
+ * malformed one is `invalid_query` naming the parameter. Unknown parameters (cache busters) are ignored.
+ */
+export const ListQuerystringSchema = Type.Object({
+  query: Type.Optional(Type.String({ maxLength: 16_384 })),
+  sort: Type.Optional(Type.String({ maxLength: 2048 })),
+  fields: Type.Optional(Type.String({ maxLength: 8192 })),
+  exclude: Type.Optional(Type.String({ maxLength: 8192 })),
+  options: Type.Optional(Type.String({ maxLength: 16_384 })),
+  limit: Type.Optional(Type.Integer({ minimum: LimitSchema.minimum, maximum: LimitSchema.maximum })),
+  skip: Type.Optional(Type.Integer({ minimum: 0, maximum: 1_000_000 })),
+  after: Type.Optional(IdSchema),
+  count: Type.Optional(Type.Boolean()),
+})
+export type ListQuerystring = Static<typeof ListQuerystringSchema>
+
+/** `If-Match` on PUT, PATCH and DELETE: the `ETag` (`_hash`) the client last saw. */
+export const IfMatchHeadersSchema = Type.Object({ 'if-match': Type.Optional(Type.String({ maxLength: 2048 })) })

@@ -1,0 +1,232 @@
+import { createHash, randomUUID } from 'node:crypto'
+import fp from 'fastify-plugin'
+import type {
+  CreateDefinitionBody,
+  Definition,
+  DefinitionBody,
+  DefinitionPatch,
+  DefinitionRecord,
+  Pagination,
+} from '@quire/contracts'
+import { ConflictError, DuplicateKeyError, newObjectId, type RecordStore } from '@quire/records'
+import { fail } from '@quire/service-kit'
+import type { DocumentsRepository } from './documents.js'
+import { permissionsOf, type Scope } from './scope.js'
+
+export interface DefinitionsRepository {
+  /** By `_id`, then by `name`, always inside the caller's environment; 404 otherwise. Briefly cached. */
+  resolve(scope: Scope, idOrName: string): Promise<DefinitionRecord>
+  list(scope: Scope, page: { limit: number; after?: string }): Promise<{ data: Definition[]; pagination: Pagination }>
+  get(scope: Scope, idOrName: string): Promise<Definition>
+  /** 400 without a `name`. */
+  create(scope: Scope, body: CreateDefinitionBody): Promise<Definition>
+  /**
+   * Copies settings and fields (the body's take precedence), not documents; the name defaults to
+   * "<source> (copy)", numbered when taken.
+   */
+  copy(scope: Scope, sourceIdOrName: string, body: CreateDefinitionBody): Promise<Definition>
+  replace(scope: Scope, idOrName: string, body: DefinitionBody): Promise<Definition>
+  patch(scope: Scope, idOrName: string, patch: DefinitionPatch): Promise<Definition>
+  /** Refused while documents exist unless `force`, which drops them too. */
+  remove(scope: Scope, idOrName: string, force: boolean): Promise<DefinitionRecord>
+}
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    definitions: DefinitionsRepository
+  }
+}
+
+export const DEFINITIONS = 'document_definitions'
+const SETTINGS = ['label', 'description', 'fields', 'indexes'] as const
+/** Other processes may change a definition: a cached one is trusted this long (changes here clear it). */
+const CACHE_TTL_MS = 2000
+const MAX_CACHED = 10_000
+const MAX_COPY_NUMBER = 100
+
+type Settings = Pick<DefinitionRecord, 'name' | (typeof SETTINGS)[number]>
+
+const hashOf = (record: Omit<DefinitionRecord, '_hash'>): string =>
+  createHash('sha256').update(randomUUID()).update(JSON.stringify(record)).digest('base64url').slice(0, 32)
+
+const notFound = (idOrName: string, environmentId: string) =>
+  fail(
+    'document_definition_not_found_for_id_or_name',
+    `Document definition not found for id or name "${idOrName}" in environment "${environmentId}"`,
+    `There is no document definition "${idOrName}" in environment "${environmentId}"`,
+  )
+
+const duplicateName = (name: string) =>
+  fail('duplicate_name', `A document definition named "${name}" already exists in this environment`, 'This name is already taken')
+
+/** Only the settings a definition has: no `undefined` members reach the store. */
+function settingsOf(source: Partial<Settings>): Partial<Omit<Settings, 'name'>> {
+  const settings: Partial<Omit<Settings, 'name'>> = {}
+  for (const key of SETTINGS) if (source[key] !== undefined) Object.assign(settings, { [key]: source[key] })
+  return settings
+}
+
+export function definitionsRepository(store: RecordStore, documents: DocumentsRepository): DefinitionsRepository {
+  const definitions = store.collection<DefinitionRecord>(DEFINITIONS)
+  const cache = new Map<string, { definition: DefinitionRecord; expires: number }>()
+
+  const present = (scope: Scope, record: DefinitionRecord): Definition => ({ ...record, _permissions: permissionsOf(scope) })
+
+  function forget(environmentId: string): void {
+    const prefix = `${environmentId}\0`
+    for (const key of cache.keys()) if (key.startsWith(prefix)) cache.delete(key)
+  }
+
+  async function load(environmentId: string, idOrName: string): Promise<DefinitionRecord> {
+    const definition =
+      (await definitions.findOne({ _id: idOrName, _environmentId: environmentId })) ??
+      (await definitions.findOne({ _environmentId: environmentId, name: idOrName }))
+    if (!definition) throw notFound(idOrName, environmentId)
+    return definition
+  }
+
+  async function resolve(scope: Scope, idOrName: string): Promise<DefinitionRecord> {
+    const key = `${scope.environmentId}\0${idOrName}`
+    const now = Date.now()
+    const hit = cache.get(key)
+    if (hit && hit.expires > now) return hit.definition
+    const definition = Object.freeze(await load(scope.environmentId, idOrName))
+    if (cache.size >= MAX_CACHED) cache.clear()
+    cache.set(key, { definition, expires: now + CACHE_TTL_MS })
+    return definition
+  }
+
+  async function insert(scope: Scope, settings: Settings): Promise<DefinitionRecord> {
+    const now = new Date().toISOString()
+    const record: Omit<DefinitionRecord, '_hash'> = {
+      _id: newObjectId(),
+      _createdOn: now,
+      _createdByUserId: scope.userId,
+      _lastModifiedOn: now,
+      _lastModifiedByUserId: scope.userId,
+      _environmentId: scope.environmentId,
+      status: 'ready',
+      name: settings.name,
+      ...settingsOf(settings),
+    }
+    const definition = { ...record, _hash: hashOf(record) }
+    await documents.syncIndexes(definition)
+    try {
+      await definitions.insertOne(definition)
+    } catch (error) {
+      if (error instanceof DuplicateKeyError) {
+        await documents.dropAll(definition)
+        throw duplicateName(settings.name)
+      }
+      throw error
+    }
+    return definition
+  }
+
+  /** Writes `settings` over the stored definition, unless it changed since it was read (then 412). */
+  async function update(scope: Scope, idOrName: string, settings: (current: DefinitionRecord) => Settings): Promise<Definition> {
+    const current = await load(scope.environmentId, idOrName)
+    const next = settings(current)
+    const { _id, ...record }: Omit<DefinitionRecord, '_hash'> = {
+      _id: current._id,
+      _createdOn: current._createdOn,
+      _createdByUserId: current._createdByUserId,
+      _lastModifiedOn: new Date().toISOString(),
+      _lastModifiedByUserId: scope.userId,
+      _environmentId: current._environmentId,
+      status: current.status,
+      name: next.name,
+      ...settingsOf(next),
+    }
+    const definition = { _id, ...record, _hash: hashOf({ _id, ...record }) }
+    await documents.syncIndexes(definition, current.indexes)
+    let updated: DefinitionRecord | null
+    try {
+      updated = await definitions.updateOne({ _id, _environmentId: scope.environmentId }, { ...record, _hash: definition._hash }, { expectedHash: current._hash })
+    } catch (error) {
+      if (error instanceof DuplicateKeyError) throw duplicateName(next.name)
+      if (error instanceof ConflictError) throw fail('precondition_failed', `Document definition "${idOrName}" changed concurrently`, 'The definition was changed by someone else; reload it')
+      throw error
+    } finally {
+      forget(scope.environmentId)
+    }
+    if (!updated) throw notFound(idOrName, scope.environmentId)
+    return present(scope, updated)
+  }
+
+  async function freeCopyName(environmentId: string, source: string): Promise<string> {
+    for (let number = 1; number <= MAX_COPY_NUMBER; number++) {
+      const name = number === 1 ? `${source} (copy)` : `${source} (copy ${number})`
+      if (!(await definitions.findOne({ _environmentId: environmentId, name }, { projection: { _id: 1 } }))) return name
+    }
+    throw duplicateName(`${source} (copy ${MAX_COPY_NUMBER})`)
+  }
+
+  return {
+    resolve,
+
+    async list(scope, { limit, after }) {
+      const items = await definitions.find({ _environmentId: scope.environmentId }, { limit: limit + 1, after })
+      const hasNext = items.length > limit
+      if (hasNext) items.length = limit
+      const pagination: Pagination = { hasPrevious: after !== undefined, hasNext, type: 'cursor' }
+      const last = items.at(-1)
+      if (hasNext && last) pagination.next = `limit=${limit}&after=${encodeURIComponent(last._id)}`
+      return { data: items.map((item) => present(scope, item)), pagination }
+    },
+
+    async get(scope, idOrName) {
+      return present(scope, await load(scope.environmentId, idOrName))
+    },
+
+    async create(scope, body) {
+      if (body.name === undefined) throw fail('validation_error', 'body/name is required to create a document definition')
+      return present(scope, await insert(scope, { ...settingsOf(body), name: body.name }))
+    },
+
+    async copy(scope, sourceIdOrName, body) {
+      const source = await load(scope.environmentId, sourceIdOrName)
+      const name = body.name ?? (await freeCopyName(scope.environmentId, source.name))
+      return present(scope, await insert(scope, { ...settingsOf(source), ...settingsOf(body), name }))
+    },
+
+    replace(scope, idOrName, body) {
+      return update(scope, idOrName, () => body)
+    },
+
+    patch(scope, idOrName, patch) {
+      return update(scope, idOrName, (current) => {
+        const merged: Partial<Settings> = { name: current.name, ...settingsOf(current) }
+        for (const [key, value] of Object.entries(patch)) Object.assign(merged, { [key]: value ?? undefined })
+        return { ...merged, name: merged.name ?? current.name }
+      })
+    },
+
+    async remove(scope, idOrName, force) {
+      const definition = await load(scope.environmentId, idOrName)
+      const count = await documents.countAll(definition)
+      if (count > 0 && !force) {
+        throw fail('validation_error', `force: document definition "${definition.name}" still holds ${count} documents; delete with ?force=true`, 'Delete the documents first, or force the deletion')
+      }
+      // The definition goes first, so no new document can be written into the collection being dropped.
+      await definitions.deleteOne({ _id: definition._id, _environmentId: scope.environmentId })
+      forget(scope.environmentId)
+      await documents.dropAll(definition)
+      return definition
+    },
+  }
+}
+
+/** Decorates `fastify.definitions`; needs `fastify.documents` for the documents' collections. */
+export const definitionsPlugin = fp<{ store: RecordStore }>(
+  async (fastify, { store }) => {
+    await definitionsIndexes(store)
+    fastify.decorate('definitions', definitionsRepository(store, fastify.documents))
+  },
+  { name: 'definitions-repository', fastify: '5.x', dependencies: ['documents-repository'] },
+)
+
+/** Names are unique per environment; listing by environment uses the same index. */
+async function definitionsIndexes(store: RecordStore): Promise<void> {
+  await store.collection(DEFINITIONS).ensureIndex({ name: 'environment_name', fields: { _environmentId: 1, name: 1 }, unique: true })
+}

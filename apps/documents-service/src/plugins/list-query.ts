@@ -1,0 +1,131 @@
+import type { ListQuerystring } from '@quire/contracts'
+import { checkFilter, checkProjection, checkSort, InvalidQueryError, type Filter, type Projection, type Sort } from '@quire/records'
+import { fail } from '@quire/service-kit'
+
+/** The list parameters once parsed and checked; what the client asked for, before visibility is added. */
+export interface ListQuery {
+  filter: Filter
+  sort: Sort
+  /** The client's `fields`, as given (for `next`). */
+  fields: Projection
+  exclude: string[]
+  /** `fields` and `exclude` combined; `_id` is always returned (the next page starts after it). */
+  projection: Projection
+  limit: number
+  skip: number
+  after?: string
+  count: boolean
+}
+
+const DEFAULT_LIMIT = 100
+const MAX_LIMIT = 800
+const OPTION_KEYS = new Set(['sort', 'skip', 'limit', 'fields'])
+
+const invalid = (parameter: string, why: string) =>
+  fail('invalid_query', `${parameter}: ${why}`, `The list parameter "${parameter}" is not valid`)
+
+function parseJson(parameter: string, text: string): unknown {
+  try {
+    return JSON.parse(text)
+  } catch {
+    throw invalid(parameter, 'is not valid JSON')
+  }
+}
+
+/** Runs a records check, reporting its complaint under the parameter's name. */
+function checked<T>(parameter: string, check: () => T): T {
+  try {
+    return check()
+  } catch (error) {
+    if (error instanceof InvalidQueryError) throw invalid(parameter, error.message)
+    throw error
+  }
+}
+
+function integer(parameter: string, value: unknown, min: number, max: number): number {
+  if (typeof value !== 'number' || !Number.isInteger(value) || value < min || value > max) {
+    throw invalid(parameter, `must be an integer from ${min} to ${max}`)
+  }
+  return value
+}
+
+function parseExclude(text: string | undefined): string[] {
+  if (text === undefined) return []
+  const exclude = parseJson('exclude', text)
+  if (!Array.isArray(exclude) || !exclude.every((name) => typeof name === 'string')) {
+    throw invalid('exclude', 'must be a JSON array of field names')
+  }
+  checked('exclude', () => checkProjection(Object.fromEntries(exclude.map((name) => [name, 0]))))
+  return exclude
+}
+
+/** `options` as the platform's scripts pass it: `{sort, skip, limit, fields}`; explicit parameters win. */
+function parseOptions(text: string | undefined): Record<string, unknown> {
+  if (text === undefined) return {}
+  const options = parseJson('options', text)
+  if (options === null || typeof options !== 'object' || Array.isArray(options)) throw invalid('options', 'must be a JSON object')
+  for (const key of Object.keys(options)) {
+    if (!OPTION_KEYS.has(key)) throw invalid('options', `unknown option "${key}" (allowed: sort, skip, limit, fields)`)
+  }
+  return options as Record<string, unknown>
+}
+
+function combine(fields: Projection, exclude: string[]): Projection {
+  const projection: Projection = { ...fields }
+  delete projection._id
+  const including = Object.values(projection).includes(1)
+  for (const name of exclude) {
+    if (name === '_id') continue
+    if (including) delete projection[name]
+    else projection[name] = 0
+  }
+  // Every included field excluded again: only `_id` is left.
+  if (including && Object.keys(projection).length === 0) return { _id: 1 }
+  return projection
+}
+
+/** Parses and checks the list parameters; a malformed one is 400 `invalid_query` naming it. */
+export function parseListQuery(querystring: ListQuerystring): ListQuery {
+  const options = parseOptions(querystring.options)
+  const { query: queryText } = querystring
+  const filter = queryText === undefined ? {} : checked('query', () => checkFilter(parseJson('query', queryText)))
+  const sortValue = querystring.sort === undefined ? options.sort : parseJson('sort', querystring.sort)
+  const sortName = querystring.sort === undefined ? 'options.sort' : 'sort'
+  const sort = checked(sortName, () => checkSort(sortValue))
+  const fieldsValue = querystring.fields === undefined ? options.fields : parseJson('fields', querystring.fields)
+  const fieldsName = querystring.fields === undefined ? 'options.fields' : 'fields'
+  const fields = checked(fieldsName, () => checkProjection(fieldsValue))
+  const exclude = parseExclude(querystring.exclude)
+  const limit = querystring.limit ?? (options.limit === undefined ? DEFAULT_LIMIT : integer('options.limit', options.limit, 1, MAX_LIMIT))
+  const skip = querystring.skip ?? (options.skip === undefined ? 0 : integer('options.skip', options.skip, 0, 1_000_000))
+  return {
+    filter,
+    sort,
+    fields,
+    exclude,
+    projection: combine(fields, exclude),
+    limit,
+    skip,
+    after: querystring.after,
+    count: querystring.count === true,
+  }
+}
+
+const nonEmpty = (value: object) => Object.keys(value).length > 0
+
+/**
+ * The query string of the page after `lastId`: `limit`, `exclude`, `after`, then the query, sort and fields
+ * in force, so that fed back verbatim it continues the same list. `options` is spelled out; `skip` is spent.
+ */
+export function nextPageQuery(query: ListQuery, lastId: string): string {
+  const parts: [string, string][] = [
+    ['limit', String(query.limit)],
+    ['exclude', JSON.stringify(query.exclude)],
+    ['after', lastId],
+  ]
+  if (nonEmpty(query.filter)) parts.push(['query', JSON.stringify(query.filter)])
+  if (nonEmpty(query.sort)) parts.push(['sort', JSON.stringify(query.sort)])
+  if (nonEmpty(query.fields)) parts.push(['fields', JSON.stringify(query.fields)])
+  if (query.count) parts.push(['count', 'true'])
+  return parts.map(([name, value]) => `${name}=${encodeURIComponent(value)}`).join('&')
+}

@@ -1,0 +1,95 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
+import {
+  DefinitionParamsSchema,
+  DeletedSchema,
+  DocumentBodySchema,
+  DocumentParamsSchema,
+  DocumentPatchSchema,
+  DocumentSchema,
+  IdempotencyHeadersSchema,
+  IfMatchHeadersSchema,
+  ListedDocumentSchema,
+  ListQuerystringSchema,
+  Ok,
+  Page,
+} from '@quire/contracts'
+import { parseListQuery } from '../plugins/list-query.js'
+import { scopeOf } from '../plugins/scope.js'
+
+/** `/api/v2/document-definitions/{ddId}/documents`: every member of the environment, within what they may see. */
+export const documentRoutes: FastifyPluginAsyncTypebox = async (app) => {
+  app.addHook('onRequest', app.auth.requireEnvironment)
+
+  app.get(
+    '/',
+    { schema: { params: DefinitionParamsSchema, querystring: ListQuerystringSchema, response: { 200: Page(ListedDocumentSchema) } } },
+    async function listDocuments(request) {
+      const query = parseListQuery(request.query)
+      const scope = scopeOf(request.caller)
+      const definition = await app.definitions.resolve(scope, request.params.ddId)
+      const { data, pagination } = await app.documents.list(scope, definition, query)
+      return { status: 'ok' as const, data, pagination }
+    },
+  )
+
+  // The one bare answer of the API (spec): the document itself, its `_hash` as the ETag.
+  app.get('/:id', { schema: { params: DocumentParamsSchema, response: { 200: DocumentSchema } } }, async function getDocument(request, reply) {
+    const scope = scopeOf(request.caller)
+    const definition = await app.definitions.resolve(scope, request.params.ddId)
+    const document = await app.documents.get(scope, definition, request.params.id)
+    return reply.header('etag', `"${document._hash}"`).send(document)
+  })
+
+  app.post(
+    '/new',
+    {
+      // The body is optional: no body at all means a document with defaults only.
+      preValidation: async function emptyBody(request) {
+        request.body ??= {}
+      },
+      schema: {
+        params: DefinitionParamsSchema,
+        headers: IdempotencyHeadersSchema,
+        body: DocumentBodySchema,
+        response: { 201: Ok(DocumentSchema) },
+      },
+    },
+    async function createDocument(request, reply) {
+      const scope = scopeOf(request.caller)
+      const definition = await app.definitions.resolve(scope, request.params.ddId)
+      const key = request.headers['idempotency-key']
+      const { document, replayed } = await app.documents.create(scope, definition, request.body, key)
+      if (replayed) reply.header('idempotent-replayed', 'true')
+      return reply.code(201).header('etag', `"${document._hash}"`).send({ status: 'ok' as const, data: document })
+    },
+  )
+
+  const writeSchema = { params: DocumentParamsSchema, headers: IfMatchHeadersSchema, response: { 200: Ok(DocumentSchema) } }
+
+  app.put('/:id', { schema: { ...writeSchema, body: DocumentBodySchema } }, async function replaceDocument(request, reply) {
+    const scope = scopeOf(request.caller)
+    const definition = await app.definitions.resolve(scope, request.params.ddId)
+    const { id } = request.params
+    const document = await app.documents.replace(scope, definition, id, request.body, request.headers['if-match'])
+    return reply.header('etag', `"${document._hash}"`).send({ status: 'ok' as const, data: document })
+  })
+
+  app.patch('/:id', { schema: { ...writeSchema, body: DocumentPatchSchema } }, async function patchDocument(request, reply) {
+    const scope = scopeOf(request.caller)
+    const definition = await app.definitions.resolve(scope, request.params.ddId)
+    const { id } = request.params
+    const document = await app.documents.patch(scope, definition, id, request.body, request.headers['if-match'])
+    return reply.header('etag', `"${document._hash}"`).send({ status: 'ok' as const, data: document })
+  })
+
+  app.delete(
+    '/:id',
+    { schema: { params: DocumentParamsSchema, headers: IfMatchHeadersSchema, response: { 200: Ok(DeletedSchema) } } },
+    async function deleteDocument(request) {
+      const scope = scopeOf(request.caller)
+      const definition = await app.definitions.resolve(scope, request.params.ddId)
+      const removed = await app.documents.remove(scope, definition, request.params.id, request.headers['if-match'])
+      return { status: 'ok' as const, data: { _id: removed._id, deleted: true as const } }
+    },
+  )
+}
