@@ -1,7 +1,7 @@
 import { loadKeyPair } from '@quire/auth'
 import { openFileStore } from '@quire/files'
 import { openRecordStore } from '@quire/records'
-import { createServer, loadConfig, startServer } from '@quire/service-kit'
+import { createServer, loadConfig, openApiPlugin, startServer } from '@quire/service-kit'
 import { app } from './app.js'
 import { ConfigSchema, s3Options } from './config.js'
 
@@ -15,5 +15,6 @@ server.addHook('onClose', async () => {
   await store.close()
 })
 server.addReadinessCheck('records', () => store.ping())
+await server.register(openApiPlugin, { title: 'Quire documents service' })
 await server.register(app, { store, files, keys, config })
 await startServer(server, config.QUIRE_PORT, config.QUIRE_HOST)

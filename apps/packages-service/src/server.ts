@@ -1,6 +1,6 @@
 import { loadKeyPair } from '@quire/auth'
 import { openRecordStore } from '@quire/records'
-import { createServer, loadConfig, startServer } from '@quire/service-kit'
+import { createServer, loadConfig, openApiPlugin, startServer } from '@quire/service-kit'
 import { app } from './app.js'
 import { ConfigSchema } from './config.js'
 
@@ -10,5 +10,6 @@ const keys = await loadKeyPair({ dataDir: config.QUIRE_DATA_DIR, publicKey: conf
 const server = createServer({ logLevel: config.QUIRE_LOG_LEVEL, bodyLimit: config.QUIRE_BODY_LIMIT, requestTimeout: config.QUIRE_REQUEST_TIMEOUT_MS })
 server.addHook('onClose', () => store.close())
 server.addReadinessCheck('records', () => store.ping())
+await server.register(openApiPlugin, { title: 'Quire packages service' })
 await server.register(app, { store, keys, config })
 await startServer(server, config.QUIRE_PORT, config.QUIRE_HOST)
