@@ -10,8 +10,20 @@ export const ADMIN = { username: 'admin', password: 'correct horse battery' }
 export const ENV_A = 'env-a'
 export const ENV_B = 'env-b'
 
-/** What no response may ever carry: the authentication part, password, token or code hashes. */
-const SECRETS = /authentication|passwordHash|tokenHash|totpSecret|recoveryCodeHashes|scrypt\$|"environmentIds"|"activeEnvironmentIds"/
+/** What no response may ever carry: the authentication part, hashes, or what tells about other environments. */
+const SECRET_KEYS = new Set(['authentication', 'passwordHash', 'tokenHash', 'totpSecret', 'recoveryCodeHashes', 'environmentIds', 'activeEnvironmentIds'])
+const HASH_VALUE = /^(scrypt\$|[0-9a-f]{64}$)/
+
+/** The path of the first secret found in a parsed body, or null. */
+export function findSecret(value: unknown, path = ''): string | null {
+  if (typeof value === 'string') return HASH_VALUE.test(value) ? path : null
+  if (value === null || typeof value !== 'object') return null
+  for (const [key, inner] of Object.entries(value)) {
+    const found = SECRET_KEYS.has(key) ? `${path}.${key}` : findSecret(inner, `${path}.${key}`)
+    if (found) return found
+  }
+  return null
+}
 
 export interface Built {
   server: App
@@ -54,7 +66,8 @@ export async function build(t: Teardown & { fail(message: string): void }, env: 
     token,
     async call(options) {
       const response = await server.inject(options)
-      if (SECRETS.test(response.body)) t.fail(`${options.method} ${options.url} answered with a secret: ${response.body}`)
+      const secret = String(response.headers['content-type']).startsWith('application/json') ? findSecret(response.json()) : null
+      if (secret) t.fail(`${options.method} ${options.url} answered with a secret at ${secret}`)
       return response
     },
     async user(seed) {

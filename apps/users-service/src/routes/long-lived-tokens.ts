@@ -25,12 +25,15 @@ export const longLivedTokenRoutes: FastifyPluginAsyncTypebox<LongLivedTokenRoute
   app.post(
     '/:userId/long-lived-tokens',
     {
-      // The spec's example sends no body at all.
-      schema: { params: UserParamsSchema, body: Type.Optional(CreateLongLivedTokenBodySchema), response: { 201: Ok(Type.Array(CreatedLongLivedTokenSchema)) } },
+      // The spec's example sends no body at all: that means all defaults.
+      preValidation: async function defaultBody(request) {
+        request.body ??= {}
+      },
+      schema: { params: UserParamsSchema, body: CreateLongLivedTokenBodySchema, response: { 201: Ok(Type.Array(CreatedLongLivedTokenSchema)) } },
     },
     async function createLongLivedToken(request, reply) {
       const user = await userToActFor(users, request.caller, request.params.userId)
-      const token = await tokens.create(user._id, request.body ?? {}, request.caller.userId)
+      const token = await tokens.create(user._id, request.body, request.caller.userId)
       return reply.code(201).send({ status: 'ok' as const, data: [token] })
     },
   )

@@ -1,0 +1,128 @@
+import t, { type Test } from 'tap'
+import { authPlugin, hashToken, recordsIdentity } from '@quire/auth'
+import type { LongLivedTokenRecord } from '@quire/contracts'
+import { createServer } from '@quire/service-kit'
+import { build, ENV_A, ENV_B, headers, type Built } from '../helper.js'
+
+/** Another service as every service is built: the auth plugin over the shared store, public key only. */
+async function otherService(t: Test, built: Built) {
+  const server = createServer({ logLevel: 'silent' })
+  await server.register(authPlugin, { keys: { publicKey: built.resources.keys.publicKey }, identity: recordsIdentity(built.resources.store) })
+  server.register(async (scoped) => {
+    scoped.addHook('onRequest', scoped.auth.requireEnvironment)
+    scoped.get('/api/v2/whoami', async (request) => ({ userId: request.caller.userId, via: request.caller.via }))
+  })
+  t.teardown(() => server.close())
+  return server
+}
+
+t.test('a user mints, lists and revokes its own long-lived tokens; a revoked one stops working everywhere', async (t) => {
+  const built = await build(t)
+  const { call, user, resources } = built
+  const { record: alice, token: aliceToken } = await user({ environments: { [ENV_A]: {} } })
+  const url = `/api/v2/users/${alice._id}/long-lived-tokens`
+  const auth = headers(aliceToken, ENV_A)
+
+  const bare = await call({ method: 'POST', url, headers: auth })
+  t.equal(bare.statusCode, 201, 'no body, as in the spec example')
+  const created = await call({ method: 'POST', url, headers: auth, payload: { name: 'ci', expiresOn: '2999-01-01T00:00:00.000Z' } })
+  t.equal(created.statusCode, 201)
+  const [minted] = created.json().data
+  t.match(minted, { _id: /^[0-9a-f]{24}$/, token: /^qlt_[\w-]{43}$/, name: 'ci', expiresOn: '2999-01-01T00:00:00.000Z', _createdOn: String })
+  const stored = await resources.store.collection<LongLivedTokenRecord>('long_lived_tokens').findOne({ _id: minted._id })
+  t.equal(stored?.tokenHash, hashToken(minted.token), 'stored as its hash')
+  t.notOk(JSON.stringify(stored).includes(minted.token), 'the secret itself is stored nowhere')
+
+  const listed = await call({ method: 'GET', url, headers: auth })
+  t.equal(listed.statusCode, 200)
+  t.same(listed.json().data.map((token: { name: string }) => token.name), ['', 'ci'])
+  t.notOk(JSON.stringify(listed.json()).includes(minted.token), 'listing never shows the secret')
+  t.notOk('token' in listed.json().data[1])
+
+  const other = await otherService(t, built)
+  const before = await other.inject({ method: 'GET', url: '/api/v2/whoami', headers: headers(minted.token, ENV_A) })
+  t.equal(before.statusCode, 200, 'usable as Bearer on another service')
+  t.same(before.json(), { userId: alice._id, via: 'long-lived-token' })
+
+  const revoked = await call({ method: 'DELETE', url: `${url}/${minted._id}`, headers: auth })
+  t.equal(revoked.statusCode, 200)
+  t.same(revoked.json(), { status: 'ok', data: { _id: minted._id, revoked: true } })
+  const after = await other.inject({ method: 'GET', url: '/api/v2/whoami', headers: headers(minted.token, ENV_A) })
+  t.equal(after.statusCode, 401, 'refused at once by the other service')
+  t.equal(after.json().error, 'unauthorized')
+  const here = await call({ method: 'GET', url: '/api/v2/users', headers: headers(minted.token, ENV_A) })
+  t.equal(here.statusCode, 401, 'and by this one')
+
+  const again = await call({ method: 'DELETE', url: `${url}/${minted._id}`, headers: auth })
+  t.equal(again.statusCode, 404)
+  t.equal(again.json().error, 'token_not_found')
+
+  const past = await call({ method: 'POST', url, headers: auth, payload: { expiresOn: '2000-01-01T00:00:00.000Z' } })
+  t.equal(past.statusCode, 400)
+  t.equal(past.json().error, 'validation_error')
+  const badBody = await call({ method: 'POST', url, headers: auth, payload: { token: 'chosen-by-me' } })
+  t.equal(badBody.statusCode, 400)
+  t.equal(badBody.json().error, 'validation_error')
+})
+
+t.test('an expired long-lived token is refused', async (t) => {
+  const built = await build(t)
+  const { record: alice } = await built.user({ environments: { [ENV_A]: {} } })
+  const secret = 'qlt_expired-token-for-the-test-0000000000'
+  await built.resources.store.collection<LongLivedTokenRecord>('long_lived_tokens').insertOne({
+    _id: 'expired',
+    userId: alice._id,
+    tokenHash: hashToken(secret),
+    name: 'old',
+    _createdOn: '2020-01-01T00:00:00.000Z',
+    _createdByUserId: alice._id,
+    expiresOn: '2020-02-01T00:00:00.000Z',
+  })
+  const refused = await built.call({ method: 'GET', url: '/api/v2/users', headers: headers(secret, ENV_A) })
+  t.equal(refused.statusCode, 401)
+  t.equal(refused.json().error, 'unauthorized')
+})
+
+t.test('administrators act for members they fully administer; never across environments', async (t) => {
+  const { call, user, adminId, token } = await build(t)
+  const { record: adminA, token: adminAToken } = await user({ environments: { [ENV_A]: { administrator: true } } })
+  const { record: member } = await user({ environments: { [ENV_A]: {} } })
+  const { record: shared } = await user({ environments: { [ENV_A]: {}, [ENV_B]: {} } })
+  const { record: onlyB, token: onlyBToken } = await user({ environments: { [ENV_B]: {} } })
+  const { token: memberToken } = { token: token(member._id) }
+  const tokensOf = (userId: string) => `/api/v2/users/${userId}/long-lived-tokens`
+  const asAdminA = headers(adminAToken, ENV_A)
+
+  const forMember = await call({ method: 'POST', url: tokensOf(member._id), headers: asAdminA, payload: { name: 'for member' } })
+  t.equal(forMember.statusCode, 201, 'an administrator mints for a member of its environment')
+  t.equal(forMember.json().data[0]._createdByUserId, adminA._id)
+  const listed = await call({ method: 'GET', url: tokensOf(member._id), headers: asAdminA })
+  t.equal(listed.json().data.length, 1)
+
+  for (const method of ['POST', 'GET'] as const) {
+    const hidden = await call({ method, url: tokensOf(onlyB._id), headers: asAdminA })
+    t.equal(hidden.statusCode, 404, `${method}: a user seen only in B does not exist for A's administrator`)
+    t.equal(hidden.json().error, 'user_not_found')
+  }
+  const onlyBTokens = await call({ method: 'POST', url: tokensOf(onlyB._id), headers: headers(onlyBToken, ENV_B) })
+  const revokeAcross = await call({ method: 'DELETE', url: `${tokensOf(onlyB._id)}/${onlyBTokens.json().data[0]._id}`, headers: asAdminA })
+  t.equal(revokeAcross.statusCode, 404)
+  t.equal(revokeAcross.json().error, 'user_not_found')
+
+  const sharedRefused = await call({ method: 'POST', url: tokensOf(shared._id), headers: asAdminA })
+  t.equal(sharedRefused.statusCode, 403, 'a token would work in B too, which A does not administer')
+  t.equal(sharedRefused.json().error, 'forbidden')
+  const superRefused = await call({ method: 'POST', url: tokensOf(adminId), headers: asAdminA })
+  t.equal(superRefused.statusCode, 403, 'never for a super-administrator')
+
+  const bySuper = await call({ method: 'POST', url: tokensOf(shared._id), headers: headers(token(adminId), ENV_A) })
+  t.equal(bySuper.statusCode, 201, 'a super-administrator may')
+
+  const byMember = await call({ method: 'GET', url: tokensOf(adminA._id), headers: headers(memberToken, ENV_A) })
+  t.equal(byMember.statusCode, 403, 'a member acts only for itself')
+  t.equal(byMember.json().error, 'forbidden')
+
+  const wrongToken = await call({ method: 'DELETE', url: `${tokensOf(member._id)}/${onlyBTokens.json().data[0]._id}`, headers: asAdminA })
+  t.equal(wrongToken.statusCode, 404, "another user's token id is not found under this user")
+  t.equal(wrongToken.json().error, 'token_not_found')
+})
