@@ -58,12 +58,12 @@ export const authRoutes: FastifyPluginAsyncTypebox<AuthRoutesOptions> = async (a
     },
   )
 
-  await app.register(twoFactorRoutes, options)
-  await app.register(resetTwoFactorRoutes, options)
+  await app.register(twoFactorRoutes, { accounts })
+  await app.register(resetTwoFactorRoutes, { accounts, users: options.users })
 }
 
 /** The signed-in user secures its own account; only with an access token from an interactive sign-in. */
-const twoFactorRoutes: FastifyPluginAsyncTypebox<AuthRoutesOptions> = async (app, { accounts }) => {
+const twoFactorRoutes: FastifyPluginAsyncTypebox<Pick<AuthRoutesOptions, 'accounts'>> = async (app, { accounts }) => {
   app.addHook('onRequest', app.auth.authenticate)
   app.addHook('onRequest', async function requireInteractiveSignIn(request) {
     if (request.caller.via !== 'access-token') throw fail('forbidden', 'Two-factor setup needs an access token from /auth/login')
@@ -83,7 +83,7 @@ const twoFactorRoutes: FastifyPluginAsyncTypebox<AuthRoutesOptions> = async (app
 }
 
 /** An administrator of the given environment, or a super-administrator with or without one. */
-const resetTwoFactorRoutes: FastifyPluginAsyncTypebox<AuthRoutesOptions> = async (app, { accounts, users }) => {
+const resetTwoFactorRoutes: FastifyPluginAsyncTypebox<Pick<AuthRoutesOptions, 'accounts' | 'users'>> = async (app, { accounts, users }) => {
   const scoped: onRequestAsyncHookHandler = async function scopeWhenGiven(request, reply) {
     const hook = request.headers['environment-id'] === undefined ? app.auth.authenticate : app.auth.requireEnvironment
     await hook.call(app, request, reply)
