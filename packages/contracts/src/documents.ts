@@ -1,4 +1,4 @@
-import { Type, type Static } from '@sinclair/typebox'
+import { Type, type Static, type TSchema } from '@sinclair/typebox'
 import { IdSchema, LimitSchema, TimestampSchema } from './common.js'
 
 /** Top-level names the server maintains; a client sending them is ignored (API.md, "Documents"). */
@@ -13,6 +13,13 @@ export const DOCUMENT_SYSTEM_FIELDS = [
   '_hash',
   '_permissions',
 ] as const
+
+/**
+ * `T` or `null` as one JSON Schema `type` list rather than `anyOf`: with Ajv's type coercion an `anyOf`
+ * would turn `null` into `""` in its string branch, and a merge patch's `null` must stay `null`.
+ */
+const Nullable = <T extends TSchema & { type: string }>(schema: T) =>
+  Type.Unsafe<Static<T> | null>({ ...schema, type: [schema.type, 'null'] })
 
 /** `{ddId}`: a definition `_id` or `name`. */
 export const DefinitionParamsSchema = Type.Object({ ddId: IdSchema })
@@ -78,10 +85,10 @@ export type DefinitionBody = Static<typeof DefinitionBodySchema>
 export const DefinitionPatchSchema = Type.Object(
   {
     name: Type.Optional(NameSchema),
-    label: Type.Optional(Type.Union([Type.String({ maxLength: 500 }), Type.Null()])),
-    description: Type.Optional(Type.Union([Type.String({ maxLength: 5000 }), Type.Null()])),
-    fields: Type.Optional(Type.Union([FieldsSchema, Type.Null()])),
-    indexes: Type.Optional(Type.Union([Type.Array(IndexDeclarationSchema, { maxItems: 32 }), Type.Null()])),
+    label: Type.Optional(Nullable(Type.String({ maxLength: 500 }))),
+    description: Type.Optional(Nullable(Type.String({ maxLength: 5000 }))),
+    fields: Type.Optional(Nullable(FieldsSchema)),
+    indexes: Type.Optional(Nullable(Type.Array(IndexDeclarationSchema, { maxItems: 32 }))),
   },
   { additionalProperties: false },
 )
@@ -188,9 +195,9 @@ export type DocumentBody = Static<typeof DocumentBodySchema>
 /** PATCH: a JSON merge patch of top-level fields; `null` removes one (and resets `status`/`accessGroups`). */
 export const DocumentPatchSchema = Type.Object(
   {
-    status: Type.Optional(Type.Union([Type.String({ minLength: 1, maxLength: 100 }), Type.Null()])),
-    accessGroups: Type.Optional(Type.Union([GroupsSchema, Type.Null()])),
-    externalId: Type.Optional(Type.Union([ExternalIdSchema, Type.Null()])),
+    status: Type.Optional(Nullable(Type.String({ minLength: 1, maxLength: 100 }))),
+    accessGroups: Type.Optional(Nullable(GroupsSchema)),
+    externalId: Type.Optional(Nullable(ExternalIdSchema)),
   },
   { additionalProperties: true, maxProperties: 1000 },
 )

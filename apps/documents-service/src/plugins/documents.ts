@@ -64,7 +64,8 @@ declare module 'fastify' {
 const SYSTEM = new Set<string>(DOCUMENT_SYSTEM_FIELDS)
 const FORBIDDEN_KEYS = new Set(['__proto__', 'constructor', 'prototype'])
 const MAX_DEPTH = 32
-const MAX_WRITE_ATTEMPTS = 5
+/** Unpinned writes merge again onto a newer version; each round one writer wins, so this bounds contention. */
+const MAX_WRITE_ATTEMPTS = 16
 const IDEMPOTENCY_KEYS = 'idempotency_keys'
 const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000
 const EXTERNAL_ID_INDEX: IndexSpec = {

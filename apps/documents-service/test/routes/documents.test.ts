@@ -56,10 +56,12 @@ t.test('the spec Documents table: list, get, create, put, patch, delete', async 
   t.equal(byExternalId.statusCode, 200)
   t.equal(byExternalId.json()._id, document._id, '{id} may be the external id')
 
-  const patched = await server.inject({ method: 'PATCH', url: `${core}/ext-1`, headers: as.member, payload: { count: 3, title: null, status: 'archived' } })
+  const patched = await server.inject({ method: 'PATCH', url: `${core}/ext-1`, headers: as.member, payload: { count: 3, title: null, status: 'archived', accessGroups: null } })
   t.equal(patched.statusCode, 200)
   t.match(patched.json().data, { count: 3, status: 'archived', externalId: 'ext-1' })
   t.notOk('title' in patched.json().data, 'null removes a field')
+  const reset = await server.inject({ method: 'PATCH', url: `${core}/ext-1`, headers: as.member, payload: { status: null } })
+  t.match(reset.json().data, { status: 'ready', accessGroups: [] }, 'null resets status and accessGroups to their defaults')
 
   const same = await server.inject({ method: 'PATCH', url: `${core}/ext-1`, headers: as.member, payload: { count: 3 } })
   t.not(same.json().data._hash, patched.json().data._hash, 'the hash changes even when the content does not')
