@@ -1,5 +1,6 @@
-import { find as mingoFind, Query } from 'mingo'
+import { find as mingoFind } from 'mingo'
 import { afterFilter } from './keyset.js'
+import { compileFilter } from './match.js'
 import { compareRecords, type SortField } from './sort-order.js'
 import type { Filter, Projection, StoredRecord } from './port.js'
 
@@ -12,7 +13,7 @@ export interface PageOptions {
 
 /** Filters, pages and orders candidate records with Mongo semantics (mingo for matching). */
 export function pageInMemory(candidates: Iterable<StoredRecord>, filter: Filter, options: PageOptions): StoredRecord[] {
-  const match = new Query(options.after ? { $and: [filter, afterFilter(options.sort, options.after)] } : filter)
+  const match = compileFilter(options.after ? { $and: [filter, afterFilter(options.sort, options.after)] } : filter)
   const matching: StoredRecord[] = []
   for (const record of candidates) if (match.test(record)) matching.push(record)
   matching.sort(compareRecords(options.sort))

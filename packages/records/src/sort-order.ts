@@ -63,7 +63,7 @@ export function sortKey(value: unknown): [Tag, number | string] {
   const tag = typeTag(value)
   switch (tag) {
     case TypeTag.nullish: return [tag, 0]
-    case TypeTag.number: return [tag, Number.isNaN(value) ? -Infinity : (value as number)]
+    case TypeTag.number: return [tag, Number.isNaN(value) ? -Infinity : (value as number) + 0] // + 0: -0 is 0 (ordered-binary garbles -0)
     case TypeTag.string: return [tag, value as string]
     case TypeTag.boolean: return [tag, value === true ? 1 : 0]
     case TypeTag.date: return [tag, (value as Date).getTime()]

@@ -4,7 +4,7 @@ import { project } from '../in-memory-query.js'
 import { normalizeSort } from '../sort-order.js'
 import type { Collection, Filter, FindOptions, IndexSpec, Projection, StoredRecord, Update, UpdateOptions } from '../port.js'
 import type { Engine } from './engine.js'
-import { findRecords } from './query-plan.js'
+import { countRecords, findRecords } from './query-plan.js'
 
 export function checkRecord(record: StoredRecord): void {
   if (typeof record._id !== 'string' || record._id === '') throw new InvalidQueryError('records need a string _id')
@@ -14,7 +14,7 @@ export function checkHash(record: StoredRecord, options: UpdateOptions | undefin
   if (options?.expectedHash !== undefined && record._hash !== options.expectedHash) throw new ConflictError()
 }
 
-/** A collection of the embedded adapter: reads straight from lmdb, each write one durable transaction. */
+/** A collection of the embedded adapter: reads straight from lmdb, each write atomic and durable (group commit). */
 export class EmbeddedCollection<T extends StoredRecord> implements Collection<T> {
   constructor(private readonly engine: Engine, private readonly name: string) {}
 
@@ -38,7 +38,7 @@ export class EmbeddedCollection<T extends StoredRecord> implements Collection<T>
   }
 
   async count(filter: Filter): Promise<number> {
-    return this.#find(filter).length
+    return countRecords(this.engine, this.name, filter)
   }
 
   async insertOne(record: T): Promise<T> {

@@ -1,7 +1,7 @@
 import { open, type Database, type RootDatabase } from 'lmdb'
 import { DuplicateKeyError, RecordsError } from '../errors.js'
 import type { IndexSpec, StoredRecord } from '../port.js'
-import { hasArrayValue, indexValues, isIndexed, KEY_END, sameSpec, type IndexKey, type StoredIndex } from './index-keys.js'
+import { ELEMENT_KEYS, indexEntries, isIndexed, KEY_END, sameSpec, type IndexEntries, type IndexKey, type StoredIndex } from './index-keys.js'
 
 type RecordsDb = Database<StoredRecord, string>
 type IndexDb = Database<null, IndexKey>
@@ -11,17 +11,44 @@ function clear(db: Database<unknown, string | IndexKey>): void {
   for (const key of db.getKeys()) db.removeSync(key)
 }
 
+/** Whether a record's entries show arrays the definition does not know of yet. */
+function revealsArrays(stored: StoredIndex, entries: IndexEntries): boolean {
+  if (stored.format !== ELEMENT_KEYS) return entries.arrayPaths.length > 0 && !stored.multikey
+  return (entries.opaque && !stored.opaque) || entries.arrayPaths.some((path) => !stored.multikey || !stored.multikeyPaths?.includes(path))
+}
+
+/** Records what a record's entries revealed about the index; true when the definition must be persisted. */
+function noteArrays(stored: StoredIndex, entries: IndexEntries): boolean {
+  let changed = false
+  for (const path of stored.format === ELEMENT_KEYS ? entries.arrayPaths : []) {
+    stored.multikeyPaths ??= []
+    if (!stored.multikeyPaths.includes(path)) {
+      stored.multikeyPaths.push(path)
+      changed = true
+    }
+  }
+  if (entries.arrayPaths.length > 0 && !stored.multikey) {
+    stored.multikey = true
+    changed = true
+  }
+  if (entries.opaque && !stored.opaque) {
+    stored.opaque = true
+    changed = true
+  }
+  return changed
+}
+
 /**
  * The lmdb environment behind the embedded adapter: one sub-database of records per collection, one per
  * index, and a meta database holding index definitions (re-read on every operation, so processes sharing
- * the data dir see each other's indexes). Writes run in `transactionSync`, which aborts on a throw and
- * returns only once the commit is flushed to disk.
+ * the data dir see each other's indexes). Concurrent writes share one durable commit (see `write`).
  */
 export class Engine {
   readonly stats = { reads: 0 }
   readonly #env: RootDatabase
   readonly #meta: Database<StoredIndex[], string>
   readonly #dbs = new Map<string, Database<unknown, string | IndexKey>>()
+  readonly #indexCache = new Map<string, { bytes: Buffer, indexes: StoredIndex[] }>()
 
   constructor(path: string) {
     this.#env = open({ path, maxDbs: 4096, mapSize: 2 ** 34 })
@@ -45,43 +72,74 @@ export class Engine {
     return db
   }
 
+  /**
+   * The collection's index definitions as stored now. Decoded definitions are reused while their stored bytes
+   * are unchanged (read on every call, so other processes' changes show at once); treat them as read-only.
+   */
   indexes(collection: string): StoredIndex[] {
-    return this.#meta.get(collection) ?? []
+    const bytes = this.#meta.getBinary(collection)
+    if (!bytes) return []
+    const cached = this.#indexCache.get(collection)
+    if (cached && cached.bytes.equals(bytes)) return cached.indexes
+    const indexes = this.#meta.get(collection) ?? []
+    this.#indexCache.set(collection, { bytes, indexes })
+    return indexes
   }
 
   /**
-   * Runs `work` in one durable write transaction; a throw rolls everything back. The sub-databases of the
-   * collections it touches are opened first: lmdb cannot iterate one first opened inside a write.
+   * Runs `work` atomically and durably, grouped with the other writes issued meanwhile (group commit): lmdb
+   * queues the callback into its next batch transaction, where `work` runs in a child transaction of its own,
+   * so a throw rolls back `work` alone and the rest of the batch still commits. The promise settles once the
+   * batch is committed and flushed to disk. The sub-databases of the collections it touches are opened first:
+   * lmdb cannot iterate one first opened inside a write.
    */
   async write<R>(collections: string[], work: () => R): Promise<R> {
     for (const collection of collections) {
       this.records(collection)
       for (const { spec } of this.indexes(collection)) this.index(collection, spec.name)
     }
-    return this.#env.transactionSync(work)
+    let outcome: { ok: true, value: R } | { ok: false, error: unknown } | undefined
+    await this.#env.transaction(() => {
+      try {
+        // Inside a write transaction, `transactionSync` runs `work` as an abortable child transaction.
+        outcome = { ok: true, value: this.#env.transactionSync(work) }
+      } catch (error) {
+        outcome = { ok: false, error }
+      }
+    })
+    // With lmdb's (default) overlapping sync, the transaction promise resolves once the batch is committed
+    // and visible; `flushed` resolves once it is on disk.
+    await this.#env.flushed
+    const settled = outcome as typeof outcome | undefined
+    if (!settled) throw new RecordsError('the write did not run')
+    if (!settled.ok) throw settled.error
+    return settled.value
   }
 
   /** Replaces `before` by `after` (either may be absent), keeping every index in step. Call inside `write`. */
   putRecord(collection: string, before: StoredRecord | undefined, after: StoredRecord | undefined): void {
     const indexes = this.indexes(collection)
-    let multikeyChanged = false
-    for (const stored of indexes) {
+    let updated: StoredIndex[] | undefined
+    for (const [position, stored] of indexes.entries()) {
       const { spec } = stored
       const db = this.index(collection, spec.name)
-      const oldValues = before && isIndexed(spec, before) ? indexValues(spec, before) : undefined
-      const newValues = after && isIndexed(spec, after) ? indexValues(spec, after) : undefined
-      if (oldValues && newValues && JSON.stringify(oldValues) === JSON.stringify(newValues)) continue
-      if (oldValues && before) db.removeSync([...oldValues, before._id])
-      if (newValues && after) {
-        if (spec.unique) this.#checkUnique(db, spec, newValues, after._id)
-        db.putSync([...newValues, after._id], null)
-        if (!stored.multikey && hasArrayValue(spec, after)) {
-          stored.multikey = true
-          multikeyChanged = true
-        }
+      const oldEntries = before && isIndexed(spec, before) ? indexEntries(stored, before) : undefined
+      const newEntries = after && isIndexed(spec, after) ? indexEntries(stored, after) : undefined
+      const oldKeys = new Map(oldEntries?.keys.map((key) => [JSON.stringify(key), key]))
+      const newKeys = new Map(newEntries?.keys.map((key) => [JSON.stringify(key), key]))
+      if (before) for (const [text, key] of oldKeys) if (!after || before._id !== after._id || !newKeys.has(text)) db.removeSync([...key, before._id])
+      if (!after || !newEntries) continue
+      for (const [text, key] of newKeys) {
+        if (before && before._id === after._id && oldKeys.has(text)) continue
+        if (spec.unique) this.#checkUnique(db, spec, key, after._id)
+        db.putSync([...key, after._id], null)
+      }
+      if (revealsArrays(stored, newEntries)) {
+        updated ??= structuredClone(indexes)
+        noteArrays(updated[position] as StoredIndex, newEntries)
       }
     }
-    if (multikeyChanged) this.#meta.putSync(collection, indexes)
+    if (updated) this.#meta.putSync(collection, updated)
     const records = this.records(collection)
     if (after) records.putSync(after._id, after)
     else if (before) records.removeSync(before._id)
@@ -93,25 +151,30 @@ export class Engine {
     }
   }
 
-  /** Adds the index and builds it from the existing records. Call inside `write`. */
+  /**
+   * Adds the index and builds it from the existing records; an index built by an older version in another
+   * entry format is rebuilt. Call inside `write`.
+   */
   addIndex(collection: string, spec: IndexSpec): void {
     const indexes = this.indexes(collection)
     const existing = indexes.find((stored) => stored.spec.name === spec.name)
     if (existing) {
-      if (sameSpec(existing.spec, spec)) return
-      throw new RecordsError(`index ${spec.name} already exists with another definition`)
+      if (!sameSpec(existing.spec, spec)) throw new RecordsError(`index ${spec.name} already exists with another definition`)
+      if (existing.format === ELEMENT_KEYS) return
     }
-    const stored: StoredIndex = { spec, multikey: false }
+    const stored: StoredIndex = { spec: existing?.spec ?? spec, multikey: false, format: ELEMENT_KEYS, multikeyPaths: [] }
     const db = this.index(collection, spec.name)
     clear(db)
     for (const { value: record } of this.records(collection).getRange()) {
-      if (!isIndexed(spec, record)) continue
-      const values = indexValues(spec, record)
-      if (spec.unique) this.#checkUnique(db, spec, values, record._id)
-      db.putSync([...values, record._id], null)
-      stored.multikey ||= hasArrayValue(spec, record)
+      if (!isIndexed(stored.spec, record)) continue
+      const entries = indexEntries(stored, record)
+      for (const key of entries.keys) {
+        if (stored.spec.unique) this.#checkUnique(db, stored.spec, key, record._id)
+        db.putSync([...key, record._id], null)
+      }
+      noteArrays(stored, entries)
     }
-    this.#meta.putSync(collection, [...indexes, stored])
+    this.#meta.putSync(collection, existing ? indexes.map((other) => (other === existing ? stored : other)) : [...indexes, stored])
   }
 
   /** Call inside `write`. */

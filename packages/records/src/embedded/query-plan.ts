@@ -1,13 +1,16 @@
-import { Query } from 'mingo'
 import { pageInMemory, type PageOptions } from '../in-memory-query.js'
+import { compileFilter, type Matcher } from '../match.js'
 import type { Filter, StoredRecord } from '../port.js'
-import type { SortField } from '../sort-order.js'
+import { getPath, sortKey, type SortField } from '../sort-order.js'
 import type { Engine } from './engine.js'
-import { indexValues, isIndexed, KEY_END, valuesKey, type IndexKey, type StoredIndex } from './index-keys.js'
+import { ELEMENT_KEYS, KEY_END, valuesKey, type IndexKey, type StoredIndex } from './index-keys.js'
 
 type Scalar = string | number | boolean | null
 
-/** Top-level `field: scalar` / `field: {$eq: scalar}` terms: the part of a filter an index can seek on. */
+/**
+ * Top-level `field: scalar` / `field: {$eq: scalar}` terms: the part of a filter an index can seek on. Only
+ * values whose index key is exact: no NaN or infinities (NaN is keyed as -Infinity).
+ */
 function equalities(filter: Filter): Map<string, Scalar> {
   const terms = new Map<string, Scalar>()
   for (const [path, condition] of Object.entries(filter)) {
@@ -15,7 +18,9 @@ function equalities(filter: Filter): Map<string, Scalar> {
     const value = condition !== null && typeof condition === 'object' && !Array.isArray(condition) && Object.keys(condition).length === 1 && '$eq' in condition
       ? (condition as { $eq: unknown }).$eq
       : condition
-    if (value === null || ['string', 'number', 'boolean'].includes(typeof value)) terms.set(path, value as Scalar)
+    if (value === null || typeof value === 'string' || typeof value === 'boolean' || (typeof value === 'number' && Number.isFinite(value))) {
+      terms.set(path, value)
+    }
   }
   return terms
 }
@@ -27,27 +32,42 @@ interface IndexPlan {
   /** The index order is the requested order: page straight off the index. */
   ordered: boolean
   reverse: boolean
+  /** A record may have several entries in the range (an array along an indexed path past the prefix). */
+  dedupe: boolean
 }
 
-/** A partial index serves a query only when the query's equalities alone imply the partial filter. */
+/**
+ * A partial index serves a query only when the query's equalities alone imply the partial filter (an
+ * equality on a value implies `$exists: true`). A `null` equality also matches missing fields, which a
+ * partial index may have left out.
+ */
 function impliesPartial(index: StoredIndex, eq: Map<string, Scalar>): boolean {
   const { partial } = index.spec
   if (!partial) return true
-  if (Object.keys(partial).some((path) => path.startsWith('$') || !eq.has(path))) return false
+  if (Object.keys(partial).some((path) => path.startsWith('$') || !eq.has(path) || eq.get(path) === null)) return false
   const probe: Record<string, unknown> = {}
   for (const [path, value] of eq) probe[path] = value
-  return new Query(partial).test(probe)
+  return compileFilter(partial).test(probe)
+}
+
+/** Indexes built in the current entry format, with no arrays their keys cannot mirror. */
+function plannable(index: StoredIndex): boolean {
+  return index.format === ELEMENT_KEYS && index.opaque !== true
 }
 
 function planIndex(indexes: StoredIndex[], filter: Filter, sort: SortField[]): IndexPlan | undefined {
   const eq = equalities(filter)
   let best: IndexPlan | undefined
+  let bestScore = -1
   for (const index of indexes) {
-    if (index.multikey || !impliesPartial(index, eq)) continue
+    if (!plannable(index) || !impliesPartial(index, eq)) continue
+    // On an array path, an index key is one element: equality on a scalar finds the records holding it, but
+    // `null` also matches missing fields and sorting compares whole arrays, so neither can use those keys.
+    const multikeyPaths = new Set(index.multikeyPaths ?? [])
     const fields = Object.keys(index.spec.fields)
     const prefixFields: string[] = []
     for (const path of fields) {
-      if (!eq.has(path)) break
+      if (!eq.has(path) || (eq.get(path) === null && multikeyPaths.has(path))) break
       prefixFields.push(path)
     }
     // Past the equality prefix, index keys run in the order of the remaining fields, then `_id`.
@@ -55,39 +75,80 @@ function planIndex(indexes: StoredIndex[], filter: Filter, sort: SortField[]): I
     const wanted = sort.filter(({ path }) => !prefixFields.includes(path))
     const direction = wanted[0]?.direction ?? 1
     const ordered = wanted.length === rest.length &&
-      wanted.every(({ path, direction: d }, i) => path === rest[i] && d === direction)
+      wanted.every(({ path, direction: d }, i) => path === rest[i] && d === direction) &&
+      sort.every(({ path }) => !multikeyPaths.has(path))
     if (prefixFields.length === 0 && !ordered) continue
     const plan: IndexPlan = {
       index,
       prefix: valuesKey(prefixFields.map((path) => eq.get(path))),
       prefixFields,
       ordered,
-      reverse: direction === -1
+      reverse: direction === -1,
+      dedupe: fields.some((path) => multikeyPaths.has(path) && !prefixFields.includes(path))
     }
     const score = (ordered ? 1000 : 0) + prefixFields.length
-    const bestScore = best ? (best.ordered ? 1000 : 0) + best.prefixFields.length : -1
-    if (score > bestScore) best = plan
+    if (score > bestScore) {
+      best = plan
+      bestScore = score
+    }
   }
   return best
 }
 
+const ID_ORDER: SortField[] = [{ path: '_id', direction: 1 }]
+
+/** Whether every term of the filter is an equality the plan's index prefix answers exactly. */
+function answeredByIndex(filter: Filter, plan: IndexPlan): boolean {
+  const paths = Object.keys(filter)
+  return paths.length === plan.prefixFields.length && paths.every((path) => plan.prefixFields.includes(path))
+}
+
 /**
- * Answers a find from the cheapest source: a primary-key range under the `_id` order, an index whose
- * order is the requested one (about `skip + limit` entries read), an index narrowing the candidates by an
- * equality prefix, or else a scan. Every candidate is re-checked against the whole filter.
+ * Counts matching records: `{}` from the record count, a filter of equalities an index prefix answers from
+ * the index entries alone (no record is read), anything else by matching records.
+ */
+export function countRecords(engine: Engine, collection: string, filter: Filter): number {
+  const records = engine.records(collection)
+  if (Object.keys(filter).length === 0) {
+    const count = records.getKeysCount()
+    engine.stats.reads += count
+    return count
+  }
+  const plan = planIndex(engine.indexes(collection), filter, ID_ORDER)
+  if (!plan || !answeredByIndex(filter, plan)) return findRecords(engine, collection, filter, { sort: ID_ORDER }).length
+  const db = engine.index(collection, plan.index.spec.name)
+  const range = { start: plan.prefix, end: [...plan.prefix, KEY_END] }
+  if (!plan.dedupe) {
+    const count = db.getKeysCount(range)
+    engine.stats.reads += count
+    return count
+  }
+  const ids = new Set<string>()
+  for (const key of db.getKeys(range)) {
+    engine.stats.reads++
+    ids.add(key.at(-1) as string)
+  }
+  return ids.size
+}
+
+/**
+ * Answers a find from the cheapest source: an index whose order is the requested one (about `skip + limit`
+ * entries read), a primary-key range under the `_id` order, an index narrowing the candidates by an equality
+ * prefix, or else a scan. Every candidate is re-checked against the whole filter.
  */
 export function findRecords(engine: Engine, collection: string, filter: Filter, options: PageOptions): StoredRecord[] {
   const records = engine.records(collection)
   const { sort, after } = options
-  const match = new Query(filter)
+  let match: Matcher | undefined
   const skip = options.skip ?? 0
   const wanted = options.limit === undefined ? Infinity : skip + options.limit
 
-  const take = (candidates: Iterable<StoredRecord>): StoredRecord[] => {
+  /** Pages off candidates already in order; `exact` when the candidates are the matches (no re-check). */
+  const take = (candidates: Iterable<StoredRecord>, exact = false): StoredRecord[] => {
     const page: StoredRecord[] = []
     for (const record of candidates) {
       if (page.length >= wanted) break
-      if (match.test(record)) page.push(record)
+      if (exact || (match ??= compileFilter(filter)).test(record)) page.push(record)
     }
     return page.slice(skip)
   }
@@ -95,11 +156,16 @@ export function findRecords(engine: Engine, collection: string, filter: Filter, 
   if (typeof filter._id === 'string') {
     engine.stats.reads++
     const record = records.get(filter._id)
+    if (!after && skip === 0 && Object.keys(filter).length === 1) return record && wanted > 0 ? [record] : []
     return pageInMemory(record ? [record] : [], filter, options)
   }
 
-  if (sort.length === 1 && sort[0]?.path === '_id') {
-    const reverse = sort[0].direction === -1
+  const plan = planIndex(engine.indexes(collection), filter, sort)
+  const idOrder = sort.length === 1 && sort[0]?.path === '_id'
+  // Under the `_id` order, a page off the primary key reads about `skip + limit` records too; an unordered
+  // index plan would read every candidate, so it only pays when every match is wanted anyway.
+  if (idOrder && !(plan && (plan.ordered || options.limit === undefined))) {
+    const reverse = sort[0]?.direction === -1
     return take(function * () {
       for (const { key, value } of records.getRange({ start: after?._id, reverse })) {
         engine.stats.reads++
@@ -108,7 +174,6 @@ export function findRecords(engine: Engine, collection: string, filter: Filter, 
     }())
   }
 
-  const plan = planIndex(engine.indexes(collection), filter, sort)
   if (!plan) {
     return pageInMemory(function * () {
       for (const { value } of records.getRange()) {
@@ -120,10 +185,16 @@ export function findRecords(engine: Engine, collection: string, filter: Filter, 
 
   const db = engine.index(collection, plan.index.spec.name)
   const load = function * (start: IndexKey, end: IndexKey, reverse: boolean, skipKey?: string): Generator<StoredRecord> {
+    const seen = plan.dedupe ? new Set<string>() : undefined
     for (const key of db.getKeys({ start, end, reverse })) {
-      engine.stats.reads += 2
+      engine.stats.reads++
       const id = key.at(-1) as string
       if (id === skipKey) continue
+      if (seen) {
+        if (seen.has(id)) continue
+        seen.add(id)
+      }
+      engine.stats.reads++
       const record = records.get(id)
       if (record) yield record
     }
@@ -131,13 +202,19 @@ export function findRecords(engine: Engine, collection: string, filter: Filter, 
   const low = plan.prefix
   const high = [...plan.prefix, KEY_END]
   if (!plan.ordered) return pageInMemory(load(low, high, false), filter, options)
+  // Entries and records are read in one snapshot, so when the prefix answers the filter every candidate matches.
+  const exact = answeredByIndex(filter, plan)
+  if (!after) return plan.reverse ? take(load(high, low, true), exact) : take(load(low, high, false), exact)
 
-  const { spec } = plan.index
-  const afterInRange = after !== undefined && isIndexed(spec, after) &&
-    JSON.stringify(indexValues(spec, after).slice(0, low.length)) === JSON.stringify(low)
-  if (after && !afterInRange) return pageInMemory(load(low, high, false), filter, options)
-  const from = after ? [...indexValues(spec, after), after._id] : undefined
+  // Matches tie on the prefix fields, so `after` sits in the range when it holds the filter's values on
+  // those the sort names; its place there is given by its values on the remaining fields, then `_id`.
+  const fields = Object.keys(plan.index.spec.fields)
+  const sorted = new Set(sort.map(({ path }) => path))
+  const afterInRange = plan.prefixFields.every((path, i) =>
+    !sorted.has(path) || JSON.stringify(sortKey(getPath(after, path))) === JSON.stringify(low.slice(2 * i, 2 * i + 2)))
+  if (!afterInRange) return pageInMemory(load(low, high, false), filter, options)
+  const from = [...low, ...valuesKey(fields.slice(plan.prefixFields.length).map((path) => getPath(after, path))), after._id]
   return plan.reverse
-    ? take(load(from ?? high, low, true, after?._id))
-    : take(load(from ?? low, high, false, after?._id))
+    ? take(load(from, low, true, after._id), exact)
+    : take(load(from, high, false, after._id), exact)
 }
