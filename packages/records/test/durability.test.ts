@@ -5,7 +5,7 @@ import { fileURLToPath } from 'node:url'
 import t from 'tap'
 import { openEmbeddedStore } from '../src/index.js'
 
-const ACKS_BEFORE_KILL = 200
+const ACKS_BEFORE_KILL = 400
 const writer = fileURLToPath(new URL('./fixtures/writer.ts', import.meta.url))
 
 /** Runs a writer process, SIGKILLs it after `ACKS_BEFORE_KILL` acknowledgements, resolves to the acked ids. */

@@ -167,6 +167,114 @@ export function recordStoreContract(t: Test, target: ContractTarget): void {
     if (idOrder !== undefined && target.reads) t.ok(target.reads(store) - idOrder <= 6, 'a default-order page reads about limit records')
   })
 
+  /** Reads done by `op`, when the adapter counts them. */
+  const readsOf = async <R>(op: () => Promise<R>): Promise<[R, number | undefined]> => {
+    const before = target.reads?.(store)
+    const result = await op()
+    return [result, before === undefined || !target.reads ? undefined : target.reads(store) - before]
+  }
+
+  t.test('an equality is answered by a partial unique index on $exists', async (t) => {
+    const { collection: c, items } = await seed(400, (i) => ({ n: i, ...(i % 2 === 0 ? { group: `e${i}` } : {}) }))
+    await c.ensureIndex({ name: 'ext', fields: { group: 1 }, unique: true, partial: { group: { $exists: true } } })
+    const [found, reads] = await readsOf(() => c.findOne({ group: 'e10' }))
+    t.equal(found?.n, 10)
+    if (reads !== undefined) t.ok(reads <= 4, `findOne read ${reads} entries`)
+    t.equal(await c.findOne({ group: 'e11' }), null)
+    t.equal((await c.findOne({ group: null }))?._id, items.find((item) => item.group === undefined)?._id, 'a null equality also matches missing fields')
+    const [counted, countReads] = await readsOf(() => c.count({ group: 'e20' }))
+    t.equal(counted, 1)
+    if (countReads !== undefined) t.ok(countReads <= 2, `count read ${countReads} entries`)
+  })
+
+  t.test('counts of everything and of an indexed equality read no records', async (t) => {
+    const { collection: c, items } = await seed(300, (i) => ({ n: i % 7, group: `g${i % 3}` }))
+    await c.ensureIndex({ name: 'group_n', fields: { group: 1, n: 1 } })
+    const [all, allReads] = await readsOf(() => c.count({}))
+    t.equal(all, 300)
+    if (allReads !== undefined) t.ok(allReads <= 2, `count({}) read ${allReads}`)
+    const expected = items.filter((item) => item.group === 'g1').length
+    const [byGroup, groupReads] = await readsOf(() => c.count({ group: 'g1' }))
+    t.equal(byGroup, expected)
+    if (groupReads !== undefined) t.ok(groupReads <= expected + 1, `count({group}) read ${groupReads} for ${expected} matches`)
+    const both = items.filter((item) => item.group === 'g1' && item.n === 3).length
+    t.equal(await c.count({ group: 'g1', n: 3 }), both)
+    t.equal(await c.count({ group: 'g1', n: { $gte: 3 } }), items.filter((item) => item.group === 'g1' && item.n >= 3).length)
+  })
+
+  t.test('a multikey index answers equality on array elements, deduplicated', async (t) => {
+    const envs = (i: number) => (i % 10 === 9 ? undefined : i % 10 === 8 ? `x${i % 5}` : [`x${i % 5}`, `x${(i * 3) % 5}`, 'all'])
+    const { collection: c, items } = await seed(300, (i) => ({ n: i, ...(envs(i) === undefined ? {} : { tags: envs(i) as string[] }) }))
+    await c.ensureIndex({ name: 'tags', fields: { tags: 1 } })
+    const holding = (tag: string) => items.filter((item) => item.tags === (tag as unknown) || (Array.isArray(item.tags) && item.tags.includes(tag)))
+    const expected = holding('x2')
+    const [counted, countReads] = await readsOf(() => c.count({ tags: 'x2' }))
+    t.equal(counted, expected.length, 'each record counted once')
+    if (countReads !== undefined) t.ok(countReads <= expected.length + 1, `count read ${countReads} entries for ${expected.length} matches`)
+    t.equal(await c.count({ tags: 'all' }), holding('all').length)
+
+    const seen: string[] = []
+    let after: string | undefined
+    let pageReads = 0
+    for (;;) {
+      const [page, reads] = await readsOf(() => c.find({ tags: { $eq: 'x2' } }, { limit: 7, after }))
+      pageReads = Math.max(pageReads, reads ?? 0)
+      if (page.length === 0) break
+      seen.push(...page.map((item) => item._id))
+      after = page.at(-1)?._id
+    }
+    t.same(seen, expected.map((item) => item._id), 'pages in _id order, nothing lost or repeated')
+    if (target.reads) t.ok(pageReads <= 2 * 8 + 2, `a page of 7 read at most ${pageReads}`)
+    t.same((await c.find({ tags: 'x2' }, { sort: { _id: -1 }, limit: 3 })).map((item) => item._id), expected.slice(-3).reverse().map((item) => item._id))
+    t.same((await c.find({ tags: 'x2' }, { sort: { n: -1 } })).map((item) => item.n), expected.map((item) => item.n).reverse())
+    t.same((await c.find({ tags: null })).map((item) => item.n), items.filter((item) => item.tags === undefined).map((item) => item.n), 'null matches missing fields')
+    t.same((await c.find({ tags: { $in: ['x1', 'x2'] } })).map((item) => item.n), items.filter((item) => holding('x1').includes(item) || holding('x2').includes(item)).map((item) => item.n))
+
+    const first = expected[0] as Item
+    await c.updateOne({ _id: first._id }, { $set: { tags: ['x2', 'x2', 'y'] } })
+    await c.updateOne({ _id: (expected[1] as Item)._id }, { $set: { tags: ['y'] } })
+    t.equal(await c.count({ tags: 'x2' }), expected.length - 1, 'updates move entries')
+    t.same((await c.find({ tags: 'y' })).map((item) => item._id), [first._id, (expected[1] as Item)._id])
+    await c.deleteOne({ _id: first._id })
+    t.equal(await c.count({ tags: 'y' }), 1)
+  })
+
+  t.test('a multikey index on a field inside an array of objects', async (t) => {
+    const c = fresh()
+    await c.ensureIndex({ name: 'emails', fields: { 'emails.address': 1 } })
+    const a = await c.insertOne({ _id: newObjectId(), n: 1, emails: [{ address: 'a@x' }, { address: 'b@x' }] } as Item)
+    await c.insertOne({ _id: newObjectId(), n: 2, emails: [] } as Item)
+    await c.insertOne({ _id: newObjectId(), n: 3 })
+    const [found, reads] = await readsOf(() => c.findOne({ 'emails.address': 'b@x' }))
+    t.equal(found?._id, a._id)
+    if (reads !== undefined) t.ok(reads <= 4, `findOne read ${reads}`)
+    t.equal(await c.count({ 'emails.address': 'a@x' }), 1)
+    t.equal(await c.findOne({ 'emails.address': 'c@x' }), null)
+  })
+
+  t.test('a unique multikey index holds each element once across records', async (t) => {
+    const c = fresh()
+    await c.ensureIndex({ name: 'tags_unique', fields: { tags: 1 }, unique: true })
+    const a = await c.insertOne({ _id: newObjectId(), n: 1, tags: ['p', 'q', 'q'] })
+    await t.rejects(c.insertOne({ _id: newObjectId(), n: 2, tags: ['r', 'q'] }), DuplicateKeyError)
+    await c.insertOne({ _id: newObjectId(), n: 3, tags: ['r'] })
+    await c.updateOne({ _id: a._id }, { $set: { tags: ['p'] } })
+    await c.insertOne({ _id: newObjectId(), n: 4, tags: ['q'] })
+    t.equal(await c.count({}), 3)
+  })
+
+  t.test('filter + sort through a compound index reads about limit entries of a large collection', async (t) => {
+    const c = fresh()
+    const batch: Promise<Item>[] = []
+    for (let i = 0; i < 3000; i++) batch.push(c.insertOne({ _id: newObjectId(), n: (i * 7919) % 1000, group: `c${i % 10}` }))
+    await Promise.all(batch)
+    await c.ensureIndex({ name: 'group_n', fields: { group: 1, n: -1 } })
+    const [page, reads] = await readsOf(() => c.find({ group: 'c3' }, { sort: { n: -1 }, limit: 21 }))
+    t.equal(page.length, 21)
+    t.same(page.map((item) => item.n), page.map((item) => item.n).sort((x, y) => y - x))
+    if (reads !== undefined) t.ok(reads <= 2 * 21 + 2, `read ${reads} for a page of 21 out of 3000`)
+  })
+
   t.test('optimistic concurrency', async (t) => {
     const c = fresh()
     const id = newObjectId()
@@ -186,6 +294,11 @@ export function recordStoreContract(t: Test, target: ContractTarget): void {
     t.equal(results.filter((r) => r.status === 'fulfilled').length, 1, 'exactly one guarded writer wins')
     await Promise.all(Array.from({ length: 50 }, (_, i) => c.insertOne({ _id: newObjectId(), n: i })))
     t.equal(await c.count({}), 51)
+    await c.ensureIndex({ name: 'group_unique', fields: { group: 1 }, unique: true, partial: { group: { $exists: true } } })
+    const racing = await Promise.allSettled(Array.from({ length: 20 }, (_, i) => c.insertOne({ _id: newObjectId(), n: i, group: `k${i % 5}` })))
+    t.equal(racing.filter((r) => r.status === 'fulfilled').length, 5, 'concurrent inserts of one unique key: one wins')
+    t.ok(racing.every((r) => r.status === 'fulfilled' || r.reason instanceof DuplicateKeyError))
+    t.equal(await c.count({}), 56, 'a refused insert does not undo the others committed with it')
   })
 
   t.test('transactions commit together or not at all', async (t) => {

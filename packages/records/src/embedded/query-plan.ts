@@ -104,15 +104,15 @@ function answeredByIndex(filter: Filter, plan: IndexPlan): boolean {
 }
 
 /**
- * Counts matching records: `{}` from the record count, a filter of equalities an index prefix answers from
+ * Counts matching records: `{}` from the database's entry count (one read), a filter of equalities an index prefix answers from
  * the index entries alone (no record is read), anything else by matching records.
  */
 export function countRecords(engine: Engine, collection: string, filter: Filter): number {
   const records = engine.records(collection)
   if (Object.keys(filter).length === 0) {
-    const count = records.getKeysCount()
-    engine.stats.reads += count
-    return count
+    engine.stats.reads++
+    const { entryCount } = records.getStats() as { entryCount?: number }
+    return entryCount ?? records.getKeysCount()
   }
   const plan = planIndex(engine.indexes(collection), filter, ID_ORDER)
   if (!plan || !answeredByIndex(filter, plan)) return findRecords(engine, collection, filter, { sort: ID_ORDER }).length
