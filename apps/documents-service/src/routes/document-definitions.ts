@@ -18,22 +18,6 @@ import { scopeOf } from '../plugins/scope.js'
 
 const ListQuerystringSchema = Type.Object({ limit: LimitSchema, after: Type.Optional(IdSchema) })
 
-/** `/api/v2/document-definitions`: members read, administrators create, copy, change and delete. */
-export const definitionRoutes: FastifyPluginAsyncTypebox = async (app) => {
-  app.addHook('onRequest', app.auth.requireEnvironment)
-
-  app.get('/', { schema: { querystring: ListQuerystringSchema, response: { 200: Page(DefinitionSchema) } } }, async function listDefinitions(request) {
-    const { data, pagination } = await app.definitions.list(scopeOf(request.caller), request.query)
-    return { status: 'ok' as const, data, pagination }
-  })
-
-  app.get('/:ddId', { schema: { params: DefinitionParamsSchema, response: { 200: Ok(DefinitionSchema) } } }, async function getDefinition(request) {
-    return { status: 'ok' as const, data: await app.definitions.get(scopeOf(request.caller), request.params.ddId) }
-  })
-
-  await app.register(administration)
-}
-
 /** The writes, behind the administrator check. */
 const administration: FastifyPluginAsyncTypebox = async (admin) => {
   admin.addHook('onRequest', admin.auth.requireAdministrator)
@@ -76,4 +60,20 @@ const administration: FastifyPluginAsyncTypebox = async (admin) => {
       return { status: 'ok' as const, data: { _id: removed._id, deleted: true as const } }
     },
   )
+}
+
+/** `/api/v2/document-definitions`: members read, administrators create, copy, change and delete. */
+export const definitionRoutes: FastifyPluginAsyncTypebox = async (app) => {
+  app.addHook('onRequest', app.auth.requireEnvironment)
+
+  app.get('/', { schema: { querystring: ListQuerystringSchema, response: { 200: Page(DefinitionSchema) } } }, async function listDefinitions(request) {
+    const { data, pagination } = await app.definitions.list(scopeOf(request.caller), request.query)
+    return { status: 'ok' as const, data, pagination }
+  })
+
+  app.get('/:ddId', { schema: { params: DefinitionParamsSchema, response: { 200: Ok(DefinitionSchema) } } }, async function getDefinition(request) {
+    return { status: 'ok' as const, data: await app.definitions.get(scopeOf(request.caller), request.params.ddId) }
+  })
+
+  await app.register(administration)
 }

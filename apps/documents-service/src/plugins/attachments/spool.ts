@@ -1,0 +1,43 @@
+import { createHash, randomUUID } from 'node:crypto'
+import { createWriteStream } from 'node:fs'
+import { rm } from 'node:fs/promises'
+import { join } from 'node:path'
+import { Transform, type Readable } from 'node:stream'
+import { pipeline } from 'node:stream/promises'
+import { fail } from '@quire/service-kit'
+
+export interface Spooled {
+  path: string
+  size: number
+  /** Hex sha256 of the bytes. */
+  sha256: string
+}
+
+/**
+ * Streams `source` into a new temp file under `dir`, counting and hashing on the way, so the file store
+ * later gets a known size and no upload is ever held in memory. Rejects with 413 the moment more than
+ * `limit` bytes have arrived; on any failure the temp file is gone.
+ */
+export async function spool(source: Readable, dir: string, limit: number, fileName: string): Promise<Spooled> {
+  const path = join(dir, `quire-upload-${randomUUID()}`)
+  const hash = createHash('sha256')
+  let size = 0
+  const meter = new Transform({
+    transform(chunk: Buffer, _encoding, callback) {
+      size += chunk.length
+      if (size > limit) {
+        callback(fail('payload_too_large', `File "${fileName}" is larger than the limit of ${limit} bytes`, 'The file is too large'))
+        return
+      }
+      hash.update(chunk)
+      callback(null, chunk)
+    },
+  })
+  try {
+    await pipeline(source, meter, createWriteStream(path, { flags: 'wx', mode: 0o600 }))
+  } catch (error) {
+    await rm(path, { force: true })
+    throw error
+  }
+  return { path, size, sha256: hash.digest('hex') }
+}
