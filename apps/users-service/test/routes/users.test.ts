@@ -221,3 +221,12 @@ t.test('administrators change and deactivate members of their environment only',
   const nowMember = await call({ method: 'GET', url: '/api/v2/users', headers: headers(carolToken, ENV_A) })
   t.equal(nowMember.statusCode, 200)
 })
+
+t.test('the secret check every call runs does find secrets', async (t) => {
+  const { findSecret } = await import('../helper.js')
+  t.equal(findSecret({ data: [{ authentication: {} }] }), '.data.0.authentication')
+  t.equal(findSecret({ data: { hash: 'scrypt$32768$8$1$a$b' } }), '.data.hash')
+  t.equal(findSecret({ data: { h: 'a'.repeat(64) } }), '.data.h')
+  t.equal(findSecret({ data: [{ environmentIds: [] }] }), '.data.0.environmentIds')
+  t.equal(findSecret({ status: 'ok', data: { next: 'exclude=%5B%22authentication%22%5D' } }), null)
+})
