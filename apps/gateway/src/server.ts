@@ -8,7 +8,7 @@ import { ConfigSchema } from './config.js'
 
 const config = loadConfig(ConfigSchema)
 const upstreams = upstreamsFrom(config)
-const server = createServer({ logLevel: config.QUIRE_LOG_LEVEL, bodyLimit: config.QUIRE_BODY_LIMIT, requestTimeout: config.QUIRE_REQUEST_TIMEOUT_MS })
+const server = createServer({ logLevel: config.QUIRE_LOG_LEVEL, bodyLimit: config.QUIRE_BODY_LIMIT, requestTimeout: config.QUIRE_REQUEST_TIMEOUT_MS, trustProxy: config.QUIRE_TRUST_PROXY })
 
 let local: LocalResources | undefined
 if (Object.values(upstreams).includes('local')) {

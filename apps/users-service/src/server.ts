@@ -11,7 +11,7 @@ const keys = await loadKeyPair({
   privateKey: config.QUIRE_JWT_PRIVATE_KEY,
   publicKey: config.QUIRE_JWT_PUBLIC_KEY,
 })
-const server = createServer({ logLevel: config.QUIRE_LOG_LEVEL, bodyLimit: config.QUIRE_BODY_LIMIT, requestTimeout: config.QUIRE_REQUEST_TIMEOUT_MS })
+const server = createServer({ logLevel: config.QUIRE_LOG_LEVEL, bodyLimit: config.QUIRE_BODY_LIMIT, requestTimeout: config.QUIRE_REQUEST_TIMEOUT_MS, trustProxy: config.QUIRE_TRUST_PROXY })
 server.addHook('onClose', () => store.close())
 server.addReadinessCheck('records', () => store.ping())
 await server.register(openApiPlugin, { title: 'Quire users service' })

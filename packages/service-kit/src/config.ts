@@ -38,6 +38,8 @@ export const CommonConfigSchema = Type.Object({
   QUIRE_JWT_PRIVATE_KEY: Type.Optional(Type.String({ minLength: 1 })),
   QUIRE_JWT_PUBLIC_KEY: Type.Optional(Type.String({ minLength: 1 })),
   QUIRE_BODY_LIMIT: Type.Integer({ minimum: 1024, default: 1024 * 1024 }),
-  QUIRE_REQUEST_TIMEOUT_MS: Type.Integer({ minimum: 1000, default: 30_000 }),
+  QUIRE_REQUEST_TIMEOUT_MS: Type.Integer({ minimum: 100, default: 30_000 }),
+  /** Trust `x-forwarded-*` from the gateway: set on services that are reachable only through it. */
+  QUIRE_TRUST_PROXY: Type.Boolean({ default: false }),
 })
 export type CommonConfig = Static<typeof CommonConfigSchema>

@@ -14,6 +14,8 @@ export interface ServerOptions {
   bodyLimit?: number
   /** Milliseconds a request may take before the socket is closed (slow clients cannot hold the server). */
   requestTimeout?: number
+  /** Take the client address from `x-forwarded-for` (only behind the gateway, which sets it). */
+  trustProxy?: boolean
 }
 
 export const REQUEST_ID_HEADER = 'x-request-id'
@@ -40,6 +42,7 @@ export function createServer(options: ServerOptions = {}): App {
     connectionTimeout: options.requestTimeout ?? 30_000,
     keepAliveTimeout: 72_000,
     return503OnClosing: true,
+    trustProxy: options.trustProxy ?? false,
     routerOptions: { maxParamLength: 256 },
     ajv: { customOptions: { coerceTypes: 'array', useDefaults: true, removeAdditional: false, allErrors: false } },
   }).withTypeProvider<TypeBoxTypeProvider>()
