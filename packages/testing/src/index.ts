@@ -1,11 +1,10 @@
-import { createSign, randomBytes } from 'node:crypto'
+import { createSign, generateKeyPairSync, randomBytes } from 'node:crypto'
 import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import type { EnvironmentEntry, EnvironmentRecord, UserRecord } from '@quire/contracts'
 import { openFileStore, type FileStore } from '@quire/files'
 import { newObjectId, openRecordStore, type RecordStore } from '@quire/records'
-import { loadKeyPair } from '@quire/auth'
 
 /** The part of a tap test these helpers use, so they work with any tap version's `t`. */
 export interface Teardown {
@@ -24,7 +23,11 @@ export async function testResources(t: Teardown): Promise<TestResources> {
   const dataDir = await mkdtemp(join(tmpdir(), 'quire-test-'))
   const store = await openRecordStore({ dataDir })
   const files = await openFileStore({ dataDir })
-  const keys = await loadKeyPair({ dataDir })
+  const keys = generateKeyPairSync('rsa', {
+    modulusLength: 2048,
+    publicKeyEncoding: { type: 'spki', format: 'pem' },
+    privateKeyEncoding: { type: 'pkcs8', format: 'pem' },
+  })
   t.teardown(async () => {
     await files.close()
     await store.close()
