@@ -113,11 +113,11 @@ export function findAttachment(fields: DocumentFields, id: string): Attachment |
   return found ? (found.list[found.index] as Attachment) : undefined
 }
 
-/** A copy of `fields` without the attachment, and the attachment; `undefined` when it is not there. */
-export function withoutAttachment(fields: DocumentFields, id: string): { fields: DocumentFields; removed: Attachment } | undefined {
+/** A copy of `fields` without the attachment; `undefined` when it is not there. */
+export function withoutAttachment(fields: DocumentFields, id: string): DocumentFields | undefined {
   const root = structuredClone(fields)
   const found = locate(root, id, 0)
   if (!found) return undefined
-  const [removed] = found.list.splice(found.index, 1)
-  return { fields: root, removed: removed as Attachment }
+  found.list.splice(found.index, 1)
+  return root
 }

@@ -1,0 +1,316 @@
+import { createReadStream } from 'node:fs'
+import { rm } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import type { Readable } from 'node:stream'
+import fp from 'fastify-plugin'
+import type { FastifyBaseLogger } from 'fastify'
+import type { Attachment, CopiedAttachments, CopyAttachmentsBody, CopySource, CopyTarget, DefinitionRecord, Document } from '@quire/contracts'
+import { FileNotFoundError, type ByteRange, type FileStore } from '@quire/files'
+import { newObjectId, type Filter, type RecordStore, type StoredRecord } from '@quire/records'
+import { ApiError, fail } from '@quire/service-kit'
+import type { DocumentsConfig } from '../../config.js'
+import type { DefinitionsRepository } from '../definitions.js'
+import type { DocumentsRepository } from '../documents.js'
+import type { Scope } from '../scope.js'
+import { imageDimensions } from './image-dimensions.js'
+import { spool } from './spool.js'
+import { attachmentsAt, findAttachment, parseValuePath, withAttachmentsAt, withoutAttachment } from './value-path.js'
+
+/** One file part of an upload, as `@fastify/multipart` streams it. */
+export interface IncomingFile {
+  filename: string
+  mimetype: string
+  file: Readable
+}
+
+export interface SaveOptions {
+  valuePath: string
+  /** The uploaded files become the whole value instead of being appended. */
+  replace: boolean
+  /** `false`: store the files and only return their metadata. */
+  updateDocument: boolean
+}
+
+/** An attachment of a document the caller may read, ready to be streamed. */
+export interface FoundAttachment {
+  attachment: Attachment
+  /** Strong: a stored file never changes (a new upload or a copy gets a new `_id`). */
+  etag: string
+  key: string
+}
+
+export interface AttachmentsService {
+  /** Files first, then the document; on failure whatever was stored is removed again. */
+  save(scope: Scope, definition: DefinitionRecord, id: string, files: AsyncIterable<IncomingFile>, options: SaveOptions): Promise<{ attachments: Attachment[]; document?: Document }>
+  /** 404 `attachment_not_found` unless the document holds it, wherever in its fields. */
+  find(scope: Scope, definition: DefinitionRecord, id: string, attachmentId: string): Promise<FoundAttachment>
+  read(found: FoundAttachment, range?: ByteRange): Promise<{ stream: Readable; size: number }>
+  /** Removes it from its field, then its file; resolves to the updated document. */
+  remove(scope: Scope, definition: DefinitionRecord, id: string, attachmentId: string): Promise<Document>
+  /** Item by item; a failing item stops the call with an error naming it (the ones before stay done). */
+  copy(scope: Scope, items: CopyAttachmentsBody): Promise<CopiedAttachments[]>
+}
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    attachments: AttachmentsService
+  }
+}
+
+export interface AttachmentsOptions {
+  store: RecordStore
+  files: FileStore
+  /** `QUIRE_MAX_FILE_SIZE`, `QUIRE_MAX_FILES`, `QUIRE_UPLOAD_DIR`. */
+  config: DocumentsConfig
+}
+
+/**
+ * Every stored file, by key, with the document owning it. Written before the file is, so a file whose
+ * document is deleted (or whose definition is dropped) can always be found and removed, even one stored
+ * with `shouldUpdateDocument=false` or left by a crash.
+ */
+export const ATTACHMENT_FILES = 'attachment_files'
+interface FileRecord extends StoredRecord {
+  definitionId: string
+  documentId: string
+  _createdOn: string
+}
+
+const REMOVAL_BATCH = 500
+const CONTENT_TYPE = /^[\w.+-]+\/[\w.+-]+$/
+const DEFAULT_CONTENT_TYPE = 'application/octet-stream'
+const MAX_FILE_NAME = 255
+
+const notFound = (attachmentId: string, where: string) =>
+  fail('attachment_not_found', `No attachment "${attachmentId}" in ${where}`, 'The file does not exist')
+
+/** Keys hold only ids the server made, never client text: `<environment>/<definition>/<document>/<attachment>`. */
+const keyOf = (definition: DefinitionRecord, documentId: string, attachmentId: string) =>
+  `${definition._environmentId}/${definition._id}/${documentId}/${attachmentId}`
+
+/** Control characters go (they would end up in headers); the rest of the name is kept as sent. */
+function cleanFileName(name: string): string {
+  const clean = name.replace(/\p{Cc}/gu, '').trim().slice(0, MAX_FILE_NAME)
+  return clean === '' ? 'file' : clean
+}
+
+const cleanContentType = (type: string): string => (CONTENT_TYPE.test(type) ? type.toLowerCase() : DEFAULT_CONTENT_TYPE)
+
+/** `_id` or `externalId`, whichever the copy item gives: the documents repository tries both. */
+function documentRef(ref: CopySource | CopyTarget, side: string): string {
+  const id = ref._id ?? ref.externalId
+  if (id === undefined) throw fail('validation_error', `${side}: _id or externalId is required`)
+  return id
+}
+
+/** The files named by `fileNames` / `fileIds`, or all; each one asked for must be there. */
+function selectFiles(attachments: Attachment[], source: CopySource): Attachment[] {
+  if (source.fileNames === undefined && source.fileIds === undefined) return attachments
+  const names = new Set(source.fileNames ?? [])
+  const ids = new Set(source.fileIds ?? [])
+  const selected = attachments.filter((attachment) => names.has(attachment._fileName) || ids.has(attachment._id))
+  for (const name of names) if (!selected.some((a) => a._fileName === name)) throw notFound(name, `source ${source.valuePath}`)
+  for (const id of ids) if (!selected.some((a) => a._id === id)) throw notFound(id, `source ${source.valuePath}`)
+  return selected
+}
+
+/** The item's error, with its index and what the items before it did. */
+function atItem(error: unknown, index: number): unknown {
+  if (!(error instanceof ApiError)) return error
+  const done = index === 0 ? 'no item was copied' : `items 0 to ${index - 1} were copied`
+  return new ApiError(error.code, `item ${index}: ${error.message} (${done})`, error.userDescription, error.statusCode)
+}
+
+export function attachmentsService(
+  options: AttachmentsOptions,
+  documents: DocumentsRepository,
+  definitions: DefinitionsRepository,
+  log: FastifyBaseLogger,
+): AttachmentsService {
+  const { files, config } = options
+  const { QUIRE_MAX_FILE_SIZE: maxFileSize, QUIRE_MAX_FILES: maxFiles } = config
+  const uploadDir = config.QUIRE_UPLOAD_DIR ?? tmpdir()
+  const fileRecords = options.store.collection<FileRecord>(ATTACHMENT_FILES)
+
+  /** Removes files and their records; missing ones are fine, so this also cleans up half-done work. */
+  async function discard(keys: string[]): Promise<void> {
+    for (const key of keys) await files.remove(key)
+    if (keys.length > 0) await fileRecords.deleteMany({ _id: { $in: keys } })
+  }
+
+  async function discardWhere(filter: Filter): Promise<void> {
+    for (;;) {
+      const batch = await fileRecords.find(filter, { limit: REMOVAL_BATCH, projection: { _id: 1 } })
+      await discard(batch.map((record) => record._id))
+      if (batch.length < REMOVAL_BATCH) return
+    }
+  }
+
+  /** The record goes first: a file in the store always has one. */
+  async function register(definition: DefinitionRecord, documentId: string, key: string): Promise<void> {
+    await fileRecords.insertOne({ _id: key, definitionId: definition._id, documentId, _createdOn: new Date().toISOString() })
+  }
+
+  /** Spools one part, measures it, stores it under `key`; the temp file is gone afterwards either way. */
+  async function storeFile(scope: Scope, definition: DefinitionRecord, documentId: string, part: IncomingFile, keys: string[]): Promise<Attachment> {
+    const fileName = cleanFileName(part.filename)
+    const contentType = cleanContentType(part.mimetype)
+    const spooled = await spool(part.file, uploadDir, maxFileSize, fileName)
+    try {
+      const dimensions = contentType.startsWith('image/') ? await imageDimensions(spooled.path) : undefined
+      const attachment: Attachment = {
+        _id: newObjectId(),
+        _fileName: fileName,
+        _size: spooled.size,
+        _contentType: contentType,
+        store: dimensions ? 'image' : 'file',
+        ...(dimensions && { _width: dimensions.width, _height: dimensions.height }),
+        _sha256: spooled.sha256,
+        _createdOn: new Date().toISOString(),
+        _createdByUserId: scope.userId,
+      }
+      const key = keyOf(definition, documentId, attachment._id)
+      keys.push(key)
+      await register(definition, documentId, key)
+      await files.put(key, createReadStream(spooled.path), { size: spooled.size, contentType })
+      return attachment
+    } finally {
+      await rm(spooled.path, { force: true })
+    }
+  }
+
+  async function storeAll(scope: Scope, definition: DefinitionRecord, documentId: string, parts: AsyncIterable<IncomingFile>, keys: string[]): Promise<Attachment[]> {
+    const attachments: Attachment[] = []
+    for await (const part of parts) {
+      if (attachments.length === maxFiles) {
+        throw fail('payload_too_large', `More than ${maxFiles} files in one call`, `At most ${maxFiles} files can be sent at once`)
+      }
+      attachments.push(await storeFile(scope, definition, documentId, part, keys))
+    }
+    if (attachments.length === 0) throw fail('validation_error', 'body: no file part in the multipart body')
+    return attachments
+  }
+
+  async function copyItem(scope: Scope, source: CopySource, target: CopyTarget): Promise<CopiedAttachments> {
+    const sourceDefinition = await definitions.resolve(scope, source.ddName)
+    const sourceDocument = await documents.get(scope, sourceDefinition, documentRef(source, 'source'))
+    const selected = selectFiles(attachmentsAt(sourceDocument, parseValuePath(source.valuePath)), source)
+    const targetDefinition = await definitions.resolve(scope, target.ddName)
+    const targetDocument = await documents.get(scope, targetDefinition, documentRef(target, 'target'))
+    const targetPath = parseValuePath(target.valuePath)
+    attachmentsAt(targetDocument, targetPath)
+    const copies: Attachment[] = []
+    const keys: string[] = []
+    try {
+      for (const original of selected) {
+        const copy: Attachment = { ...original, _id: newObjectId(), _createdOn: new Date().toISOString(), _createdByUserId: scope.userId }
+        const key = keyOf(targetDefinition, targetDocument._id, copy._id)
+        keys.push(key)
+        await register(targetDefinition, targetDocument._id, key)
+        try {
+          await files.copy(keyOf(sourceDefinition, sourceDocument._id, original._id), key)
+        } catch (error) {
+          throw error instanceof FileNotFoundError ? notFound(original._id, `the file store (source ${source.valuePath})`) : error
+        }
+        copies.push(copy)
+      }
+      if (copies.length > 0) {
+        await documents.modify(scope, targetDefinition, targetDocument._id, (fields) =>
+          withAttachmentsAt(fields, targetPath, (current) => [...current, ...copies]),
+        )
+      }
+    } catch (error) {
+      await discard(keys)
+      throw error
+    }
+    return { source: { ...source, _id: sourceDocument._id }, target: { ...target, _id: targetDocument._id }, attachments: copies }
+  }
+
+  // The document is gone already: leftover files are logged, not turned into a failed delete, and their
+  // records stay so they remain findable.
+  documents.onRemove(async ({ definition, document }) => {
+    const filter = document ? { definitionId: definition._id, documentId: document._id } : { definitionId: definition._id }
+    try {
+      await discardWhere(filter)
+    } catch (err) {
+      log.warn({ err, ...filter }, 'attachment files of a removed document were left in the file store')
+    }
+  })
+
+  return {
+    async save(scope, definition, id, parts, { valuePath, replace, updateDocument }) {
+      const path = parseValuePath(valuePath)
+      const document = await documents.get(scope, definition, id)
+      // Before any byte is stored: a path that cannot hold files fails now, not after the upload.
+      attachmentsAt(document, path)
+      const keys: string[] = []
+      let attachments: Attachment[]
+      let updated: Document
+      let replaced: Attachment[] = []
+      try {
+        attachments = await storeAll(scope, definition, document._id, parts, keys)
+        if (!updateDocument) return { attachments }
+        updated = await documents.modify(scope, definition, document._id, (fields) =>
+          withAttachmentsAt(fields, path, (current) => {
+            replaced = replace ? current : []
+            return replace ? attachments : [...current, ...attachments]
+          }),
+        )
+      } catch (error) {
+        await discard(keys)
+        throw error
+      }
+      await discard(replaced.map((attachment) => keyOf(definition, updated._id, attachment._id)))
+      return { attachments, document: updated }
+    },
+
+    async find(scope, definition, id, attachmentId) {
+      const document = await documents.get(scope, definition, id)
+      const attachment = findAttachment(document, attachmentId)
+      if (!attachment) throw notFound(attachmentId, `document "${id}"`)
+      return { attachment, etag: `"${attachment._id}"`, key: keyOf(definition, document._id, attachment._id) }
+    },
+
+    async read({ attachment, key }, range) {
+      try {
+        const { stream, size } = await files.get(key, { range })
+        return { stream, size }
+      } catch (error) {
+        throw error instanceof FileNotFoundError ? notFound(attachment._id, 'the file store') : error
+      }
+    },
+
+    async remove(scope, definition, id, attachmentId) {
+      const document = await documents.modify(scope, definition, id, (fields) => {
+        const without = withoutAttachment(fields, attachmentId)
+        if (!without) throw notFound(attachmentId, `document "${id}"`)
+        return without
+      })
+      await discard([keyOf(definition, document._id, attachmentId)])
+      return document
+    },
+
+    async copy(scope, items) {
+      const results: CopiedAttachments[] = []
+      for (const [index, { source, target }] of items.entries()) {
+        try {
+          results.push(await copyItem(scope, source, target))
+        } catch (error) {
+          throw atItem(error, index)
+        }
+      }
+      return results
+    },
+  }
+}
+
+/** Decorates `fastify.attachments` and removes a document's files with it. */
+export const attachmentsPlugin = fp<AttachmentsOptions>(
+  async (fastify, options) => {
+    await options.store
+      .collection(ATTACHMENT_FILES)
+      .ensureIndex({ name: 'definition_document', fields: { definitionId: 1, documentId: 1 } })
+    fastify.decorate('attachments', attachmentsService(options, fastify.documents, fastify.definitions, fastify.log))
+  },
+  { name: 'attachments', fastify: '5.x', dependencies: ['documents-repository', 'definitions-repository'] },
+)

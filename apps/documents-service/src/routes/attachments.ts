@@ -1,0 +1,89 @@
+import multipart from '@fastify/multipart'
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
+import {
+  AttachmentBytesSchema,
+  AttachmentParamsSchema,
+  AttachmentsParamsSchema,
+  DownloadHeadersSchema,
+  RemovedAttachmentSchema,
+  SaveAttachmentsQuerystringSchema,
+  SavedAttachmentsSchema,
+} from '@quire/contracts'
+import { ApiError, fail } from '@quire/service-kit'
+import type { DocumentsConfig } from '../config.js'
+import { contentRange, requestedRange } from '../plugins/attachments/byte-range.js'
+import { contentDisposition } from '../plugins/attachments/content-disposition.js'
+import { scopeOf } from '../plugins/scope.js'
+
+export interface AttachmentRoutesOptions {
+  config: Pick<DocumentsConfig, 'QUIRE_MAX_FILE_SIZE' | 'QUIRE_MAX_FILES'>
+}
+
+const REPLACE = /^replace$/i
+
+/** `.../documents/{id}/attachments`: every member of the environment, on the documents they may see. */
+export const attachmentRoutes: FastifyPluginAsyncTypebox<AttachmentRoutesOptions> = async (app, { config }) => {
+  // Registered here so only these routes take multipart. The service counts bytes and files itself (to
+  // answer 413 with its own texts); busboy's limits, one above, only stop it reading past them.
+  const limits = { fileSize: config.QUIRE_MAX_FILE_SIZE + 1, files: config.QUIRE_MAX_FILES + 1, fields: 20, fieldSize: 1024 }
+  await app.register(multipart, { limits })
+  app.addHook('onRequest', app.auth.requireEnvironment)
+
+  app.route({
+    method: ['POST', 'PUT'],
+    url: '/',
+    schema: { params: AttachmentsParamsSchema, querystring: SaveAttachmentsQuerystringSchema, consumes: ['multipart/form-data'], response: { 201: SavedAttachmentsSchema } },
+    // A failed upload may leave the client mid-body: closing the connection stops it sending the rest.
+    onError: async (_request, reply) => {
+      reply.header('connection', 'close')
+    },
+    handler: async function saveAttachments(request, reply) {
+      if (!request.isMultipart()) {
+        throw fail('unsupported_media_type', 'Attachments are sent as multipart/form-data', 'The files must be sent as a form upload')
+      }
+      const scope = scopeOf(request.caller)
+      const definition = await app.definitions.resolve(scope, request.params.ddId)
+      const { valuePath, actionType, shouldUpdateDocument } = request.query
+      const options = { valuePath, replace: REPLACE.test(actionType), updateDocument: shouldUpdateDocument }
+      const data = await app.attachments.save(scope, definition, request.params.id, request.files(), options)
+      return reply.code(201).send({ status: 'ok' as const, data })
+    },
+  })
+
+  app.get(
+    '/:attachmentId',
+    { schema: { params: AttachmentParamsSchema, headers: DownloadHeadersSchema, response: { 200: AttachmentBytesSchema, 206: AttachmentBytesSchema } } },
+    async function downloadAttachment(request, reply) {
+      const scope = scopeOf(request.caller)
+      const definition = await app.definitions.resolve(scope, request.params.ddId)
+      const found = await app.attachments.find(scope, definition, request.params.id, request.params.attachmentId)
+      const { _size: size, _contentType, _fileName } = found.attachment
+      const range = requestedRange(request.headers.range, request.headers['if-range'], size, found.etag)
+      reply.header('accept-ranges', 'bytes').header('etag', found.etag)
+      if (range === 'unsatisfiable') {
+        reply.header('content-range', contentRange(size))
+        throw new ApiError('validation_error', `Range "${request.headers.range}" is outside the ${size} bytes of the file`, 'The requested part of the file does not exist', 416)
+      }
+      const { stream } = await app.attachments.read(found, range)
+      if (range) reply.code(206).header('content-range', contentRange(size, range))
+      return reply
+        .type(_contentType)
+        .header('content-length', range ? range.end - range.start + 1 : size)
+        .header('content-disposition', contentDisposition(_fileName))
+        .header('x-content-type-options', 'nosniff')
+        .send(stream)
+    },
+  )
+
+  app.delete(
+    '/:attachmentId',
+    { schema: { params: AttachmentParamsSchema, response: { 200: RemovedAttachmentSchema } } },
+    async function removeAttachment(request) {
+      const scope = scopeOf(request.caller)
+      const definition = await app.definitions.resolve(scope, request.params.ddId)
+      const { id, attachmentId } = request.params
+      const document = await app.attachments.remove(scope, definition, id, attachmentId)
+      return { status: 'ok' as const, data: { _id: attachmentId, deleted: true as const, document } }
+    },
+  )
+}
