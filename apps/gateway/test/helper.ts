@@ -1,6 +1,6 @@
 import { loadConfig, createServer, type App } from '@quire/service-kit'
 import { testResources, type Teardown, type TestResources } from '@quire/testing'
-import { app, upstreamsFrom } from '../src/app.js'
+import { app, upstreamsFrom, type LocalResources } from '../src/app.js'
 import { ConfigSchema } from '../src/config.js'
 
 export const ADMIN = { username: 'admin', password: 'correct horse battery' }
@@ -13,7 +13,11 @@ export interface Built {
   routes: { method: string; url: string }[]
 }
 
-export async function build(t: Teardown, env: Record<string, string> = {}): Promise<Built> {
+/**
+ * `wrap` replaces what the services get (a failing store, say) while `resources` keeps the real ones, so a
+ * test can inspect what was stored behind the app's back.
+ */
+export async function build(t: Teardown, env: Record<string, string> = {}, wrap?: (real: LocalResources) => LocalResources): Promise<Built> {
   const resources = await testResources(t)
   const config = loadConfig(ConfigSchema, {
     QUIRE_DATA_DIR: resources.dataDir,
@@ -26,7 +30,7 @@ export async function build(t: Teardown, env: Record<string, string> = {}): Prom
   server.addHook('onRoute', ({ method, url }) => {
     for (const m of [method].flat()) routes.push({ method: m, url })
   })
-  await server.register(app, { config, upstreams: upstreamsFrom(config), local: resources })
+  await server.register(app, { config, upstreams: upstreamsFrom(config), local: wrap ? wrap(resources) : resources })
   t.teardown(() => server.close())
   await server.ready()
   return { server, resources, routes }
