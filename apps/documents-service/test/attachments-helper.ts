@@ -40,6 +40,7 @@ export interface World {
   uploadDir: string
   /** Where the adapter keeps its bytes on disk: the data dir's `files`, or s3rver's directory. */
   storageDir: string
+  adapter: Adapter
   as: { admin: Record<string, string>; member: Record<string, string>; sales: Record<string, string>; adminB: Record<string, string> }
 }
 
@@ -78,7 +79,7 @@ export async function buildWorld(t: TestContext, adapter: Adapter, config: Parti
   await server.register(app, { ...resources, files, config: full })
   t.teardown(() => server.close())
   await server.ready()
-  return { server, resources, files, config: full, uploadDir, storageDir, as }
+  return { server, resources, files, config: full, uploadDir, storageDir, adapter, as }
 }
 
 /** Every regular file under `dir` (empty directories do not count). */
@@ -91,6 +92,12 @@ export interface Upload {
   name: string
   content: Uint8Array | string
   type?: string
+}
+
+/** The objects the file store holds, as files on disk (s3rver keeps metadata files next to each object). */
+export async function storedObjects(world: Pick<World, 'adapter' | 'storageDir'>): Promise<string[]> {
+  const paths = await filesUnder(world.storageDir)
+  return world.adapter === 'local' ? paths : paths.filter((path) => path.endsWith('._S3rver_object'))
 }
 
 /** A multipart body with one `file` part per upload. */

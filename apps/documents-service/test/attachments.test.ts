@@ -11,6 +11,7 @@ import {
   createDocument,
   documentsOf,
   filesUnder,
+  storedObjects,
   getDocument,
   keyOf,
   pngHeader,
@@ -41,7 +42,7 @@ for (const adapter of ADAPTERS) {
         { name: 'Übersicht – 報告 ✓.txt', content: 'unicode' },
         { name: 'pixel.png', content: pngHeader(640, 480), type: 'image/png' },
       ])
-      t.equal(response.statusCode, 201, response.body)
+      t.equal(response.statusCode, 201)
       const { status, data } = response.json()
       t.equal(status, 'ok')
       t.equal(data.attachments.length, 4)
@@ -137,14 +138,14 @@ for (const adapter of ADAPTERS) {
       t.match(nested.json().data.document.a, { b: { c: [{ _fileName: 'f.txt' }] } })
 
       const before = await getDocument(server, as.member, 'orders', document._id)
-      const storedBefore = await filesUnder(world.storageDir)
+      const storedBefore = await storedObjects(world)
       for (const bad of ['list.5.files', 'title.files', 'tags.x', 'list.name', 'a.b.c.d', '__proto__.x', 'list.constructor', 'x.prototype', 'a..b', '.a', 'a.', '_id', '_hash', 'x._secret', 'status', 'accessGroups', '0.files', 'a.$set', 'list.01']) {
         const response = await put(bad)
         t.equal(response.statusCode, 400, bad)
         t.equal(response.json().error, 'invalid_value_path', bad)
       }
       t.equal((await getDocument(server, as.member, 'orders', document._id))._hash, before._hash)
-      t.same(await filesUnder(world.storageDir), storedBefore, 'nothing stored for refused paths')
+      t.same(await storedObjects(world), storedBefore, 'nothing stored for refused paths')
     })
 
     t.test('limits: one byte over the size is 413 with nothing stored; too many files is 413; not multipart is 415', async (t) => {
@@ -152,12 +153,12 @@ for (const adapter of ADAPTERS) {
       const { server, as } = world
       await createDefinition(server, as.admin, { name: 'orders' })
       const document = await createDocument(server, as.member, 'orders')
-      const storedBefore = await filesUnder(world.storageDir)
+      const storedBefore = await storedObjects(world)
 
       const atLimit = await upload(server, as.member, 'orders', document._id, 'valuePath=files', [{ name: 'max.bin', content: new Uint8Array(1024) }])
       t.equal(atLimit.statusCode, 201, 'exactly the limit is fine')
       const before = await getDocument(server, as.member, 'orders', document._id)
-      const storedAtLimit = await filesUnder(world.storageDir)
+      const storedAtLimit = await storedObjects(world)
       t.ok(storedAtLimit.length > storedBefore.length)
 
       const over = await upload(server, as.member, 'orders', document._id, 'valuePath=files', [
@@ -167,7 +168,7 @@ for (const adapter of ADAPTERS) {
       t.equal(over.statusCode, 413)
       t.match(over.json(), { status: 'error', error: 'payload_too_large', description: /big\.bin.*1024 bytes/ })
       t.equal(over.headers.connection, 'close')
-      t.same(await filesUnder(world.storageDir), storedAtLimit, 'nothing more in the file store')
+      t.same(await storedObjects(world), storedAtLimit, 'nothing more in the file store')
       t.same(await filesUnder(world.uploadDir), [], 'no spooled file left')
       t.equal((await world.resources.store.collection('attachment_files').count({})), 1, 'only the first upload is recorded')
       t.equal((await getDocument(server, as.member, 'orders', document._id))._hash, before._hash, 'the document is untouched')
@@ -175,7 +176,7 @@ for (const adapter of ADAPTERS) {
       const many = await upload(server, as.member, 'orders', document._id, 'valuePath=files', ['1', '2', '3', '4'].map((name) => ({ name, content: name })))
       t.equal(many.statusCode, 413)
       t.match(many.json(), { error: 'payload_too_large', description: /More than 3 files/ })
-      t.same(await filesUnder(world.storageDir), storedAtLimit)
+      t.same(await storedObjects(world), storedAtLimit)
 
       const json = await server.inject({ method: 'POST', url: `${attachmentsOf('orders', document._id)}?valuePath=files`, headers: as.member, payload: { file: 'x' } })
       t.equal(json.statusCode, 415)
@@ -205,6 +206,10 @@ for (const adapter of ADAPTERS) {
       t.equal(whole.headers['x-content-type-options'], 'nosniff')
       t.equal(whole.headers['content-disposition'], `attachment; filename="R_sum_; final_.txt"; filename*=UTF-8''R%C3%A9sum%C3%A9%3B%20final%25.txt`)
       const etag = whole.headers.etag as string
+      const head = await server.inject({ method: 'HEAD', url, headers: as.member })
+      t.equal(head.statusCode, 200)
+      t.equal(head.headers['content-length'], '10')
+      t.equal(head.body, '')
       t.match(etag, /^"[0-9a-f]{24}"$/)
 
       const cases: Array<[string, number, string, string | undefined]> = [

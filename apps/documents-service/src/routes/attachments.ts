@@ -50,10 +50,12 @@ export const attachmentRoutes: FastifyPluginAsyncTypebox<AttachmentRoutesOptions
     },
   })
 
-  app.get(
-    '/:attachmentId',
-    { schema: { params: AttachmentParamsSchema, headers: DownloadHeadersSchema, response: { 200: AttachmentBytesSchema, 206: AttachmentBytesSchema } } },
-    async function downloadAttachment(request, reply) {
+  // HEAD is declared, not derived: Fastify's derived HEAD would read the whole file to discard it.
+  app.route({
+    method: ['GET', 'HEAD'],
+    url: '/:attachmentId',
+    schema: { params: AttachmentParamsSchema, headers: DownloadHeadersSchema, response: { 200: AttachmentBytesSchema, 206: AttachmentBytesSchema } },
+    handler: async function downloadAttachment(request, reply) {
       const scope = scopeOf(request.caller)
       const definition = await app.definitions.resolve(scope, request.params.ddId)
       const found = await app.attachments.find(scope, definition, request.params.id, request.params.attachmentId)
@@ -64,16 +66,17 @@ export const attachmentRoutes: FastifyPluginAsyncTypebox<AttachmentRoutesOptions
         reply.header('content-range', contentRange(size))
         throw new ApiError('validation_error', `Range "${request.headers.range}" is outside the ${size} bytes of the file`, 'The requested part of the file does not exist', 416)
       }
-      const { stream } = await app.attachments.read(found, range)
       if (range) reply.code(206).header('content-range', contentRange(size, range))
-      return reply
+      reply
         .type(_contentType)
         .header('content-length', range ? range.end - range.start + 1 : size)
         .header('content-disposition', contentDisposition(_fileName))
         .header('x-content-type-options', 'nosniff')
-        .send(stream)
+      if (request.method === 'HEAD') return reply.send()
+      const { stream } = await app.attachments.read(found, range)
+      return reply.send(stream)
     },
-  )
+  })
 
   app.delete(
     '/:attachmentId',
