@@ -1,5 +1,5 @@
 import { createReadStream } from 'node:fs'
-import { rm } from 'node:fs/promises'
+import { mkdir, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import type { Readable } from 'node:stream'
 import fp from 'fastify-plugin'
@@ -151,7 +151,7 @@ export function attachmentsService(
     await fileRecords.insertOne({ _id: key, definitionId: definition._id, documentId, _createdOn: new Date().toISOString() })
   }
 
-  /** Spools one part, measures it, stores it under `key`; the temp file is gone afterwards either way. */
+  /** Spools one part, measures it and stores it under a new key, added to `keys` before anything is written. */
   async function storeFile(scope: Scope, definition: DefinitionRecord, documentId: string, part: IncomingFile, keys: string[]): Promise<Attachment> {
     const fileName = cleanFileName(part.filename)
     const contentType = cleanContentType(part.mimetype)
@@ -307,6 +307,7 @@ export function attachmentsService(
 /** Decorates `fastify.attachments` and removes a document's files with it. */
 export const attachmentsPlugin = fp<AttachmentsOptions>(
   async (fastify, options) => {
+    if (options.config.QUIRE_UPLOAD_DIR) await mkdir(options.config.QUIRE_UPLOAD_DIR, { recursive: true })
     await options.store
       .collection(ATTACHMENT_FILES)
       .ensureIndex({ name: 'definition_document', fields: { definitionId: 1, documentId: 1 } })

@@ -1,0 +1,41 @@
+import { randomUUID } from 'node:crypto'
+import t from 'tap'
+import { attachmentsOf, buildWorld, createDefinition, createDocument, filesUnder, storedObjects } from './attachments-helper.js'
+
+const MB = 1024 * 1024
+
+t.test('over a real socket, 413 comes while the client is still sending, and the connection closes', async (t) => {
+  const world = await buildWorld(t, 'local', { QUIRE_MAX_FILE_SIZE: MB })
+  const { server, as } = world
+  await createDefinition(server, as.admin, { name: 'orders' })
+  const document = await createDocument(server, as.member, 'orders')
+  const stored = await storedObjects(world)
+  const address = await server.listen({ port: 0, host: '127.0.0.1' })
+
+  // A 500 MB body the client would keep producing if the server read it all.
+  const boundary = `quire-${randomUUID()}`
+  const chunk = Buffer.alloc(64 * 1024, 1)
+  let sent = 0
+  const body = new ReadableStream<Uint8Array>({
+    start(controller) {
+      controller.enqueue(Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="big.bin"\r\n\r\n`))
+    },
+    pull(controller) {
+      if (sent >= 500 * MB) return controller.close()
+      sent += chunk.length
+      controller.enqueue(chunk)
+    },
+  })
+  const response = await fetch(`${address}${attachmentsOf('orders', document._id)}?valuePath=files`, {
+    method: 'POST',
+    headers: { ...as.member, 'content-type': `multipart/form-data; boundary=${boundary}` },
+    body,
+    duplex: 'half',
+  } as RequestInit)
+  t.equal(response.status, 413)
+  t.equal(response.headers.get('connection'), 'close')
+  t.match(await response.json(), { status: 'error', error: 'payload_too_large' })
+  t.ok(sent < 100 * MB, `the client stopped after ${(sent / MB).toFixed(1)} MB`)
+  t.same(await storedObjects(world), stored, 'nothing stored')
+  t.same(await filesUnder(world.uploadDir), [], 'no spooled file left')
+})
