@@ -11,6 +11,7 @@ import {
   createDocument,
   documentsOf,
   filesUnder,
+  form,
   storedObjects,
   getDocument,
   keyOf,
@@ -183,6 +184,21 @@ for (const adapter of ADAPTERS) {
       t.equal(json.json().error, 'unsupported_media_type')
       const none = await server.inject({ method: 'POST', url: `${attachmentsOf('orders', document._id)}?valuePath=files`, headers: as.member, payload: new FormData() })
       t.equal(none.statusCode, 400, 'a multipart body without files')
+      const noBoundary = await server.inject({ method: 'POST', url: `${attachmentsOf('orders', document._id)}?valuePath=files`, headers: { ...as.member, 'content-type': 'multipart/form-data' }, payload: 'x' })
+      t.equal(noBoundary.statusCode, 400)
+      t.match(noBoundary.json(), { error: 'validation_error', description: /boundary/ })
+      const part = (name: string) => `--b\r\nContent-Disposition: form-data; name="file"; filename="${name}"\r\n\r\n`
+      const cutShort = await server.inject({
+        method: 'POST',
+        url: `${attachmentsOf('orders', document._id)}?valuePath=files`,
+        headers: { ...as.member, 'content-type': 'multipart/form-data; boundary=b' },
+        payload: `${part('whole.txt')}complete\r\n${part('cut.txt')}abc`,
+      })
+      t.equal(cutShort.statusCode, 400, 'a body that ends inside a file')
+      t.match(cutShort.json(), { error: 'validation_error', description: /ended inside file "cut\.txt"/ })
+      t.same(await storedObjects(world), storedAtLimit, 'the complete first file was removed again')
+      t.same(await filesUnder(world.uploadDir), [])
+      t.equal((await getDocument(server, as.member, 'orders', document._id))._hash, before._hash)
     })
 
     t.test('download: whole, ranges (206), unsatisfiable (416), headers; remove', async (t) => {
@@ -254,6 +270,8 @@ for (const adapter of ADAPTERS) {
       t.same(removed.json().data.document.files, [empty])
       t.equal(await stored(world, definition._id, document._id, file!), null, 'the file left the store')
       t.equal((await server.inject({ method: 'GET', url, headers: as.member })).statusCode, 404)
+      const multipartDelete = await server.inject({ method: 'DELETE', url: emptyUrl, headers: as.member, payload: form([{ name: 'x.txt', content: 'x' }]) })
+      t.equal(multipartDelete.statusCode, 415, 'only the save route takes multipart')
       const again = await server.inject({ method: 'DELETE', url, headers: as.member })
       t.equal(again.statusCode, 404)
       t.equal(again.json().error, 'attachment_not_found')

@@ -20,14 +20,14 @@ export interface AttachmentRoutesOptions {
 }
 
 const REPLACE = /^replace$/i
+const BOUNDARY = /;\s*boundary=/i
 
-/** `.../documents/{id}/attachments`: every member of the environment, on the documents they may see. */
-export const attachmentRoutes: FastifyPluginAsyncTypebox<AttachmentRoutesOptions> = async (app, { config }) => {
-  // Registered here so only these routes take multipart. The service counts bytes and files itself (to
-  // answer 413 with its own texts); busboy's limits, one above, only stop it reading past them.
+/** The save route, in its own context: only it parses multipart (elsewhere a multipart body stays 415). */
+const saveRoute: FastifyPluginAsyncTypebox<AttachmentRoutesOptions> = async (app, { config }) => {
+  // The service counts bytes and files itself (to answer 413 with its own texts); busboy's limits, one
+  // above, only stop it reading past them.
   const limits = { fileSize: config.QUIRE_MAX_FILE_SIZE + 1, files: config.QUIRE_MAX_FILES + 1, fields: 20, fieldSize: 1024 }
   await app.register(multipart, { limits })
-  app.addHook('onRequest', app.auth.requireEnvironment)
 
   app.route({
     method: ['POST', 'PUT'],
@@ -41,6 +41,9 @@ export const attachmentRoutes: FastifyPluginAsyncTypebox<AttachmentRoutesOptions
       if (!request.isMultipart()) {
         throw fail('unsupported_media_type', 'Attachments are sent as multipart/form-data', 'The files must be sent as a form upload')
       }
+      if (!BOUNDARY.test(request.headers['content-type'] ?? '')) {
+        throw fail('validation_error', 'headers/content-type: multipart/form-data needs a boundary', 'The upload is malformed')
+      }
       const scope = scopeOf(request.caller)
       const definition = await app.definitions.resolve(scope, request.params.ddId)
       const { valuePath, actionType, shouldUpdateDocument } = request.query
@@ -49,6 +52,12 @@ export const attachmentRoutes: FastifyPluginAsyncTypebox<AttachmentRoutesOptions
       return reply.code(201).send({ status: 'ok' as const, data })
     },
   })
+}
+
+/** `.../documents/{id}/attachments`: every member of the environment, on the documents they may see. */
+export const attachmentRoutes: FastifyPluginAsyncTypebox<AttachmentRoutesOptions> = async (app, { config }) => {
+  app.addHook('onRequest', app.auth.requireEnvironment)
+  await app.register(saveRoute, { config })
 
   // HEAD is declared, not derived: Fastify's derived HEAD would read the whole file to discard it.
   app.route({

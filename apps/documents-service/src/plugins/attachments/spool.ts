@@ -13,12 +13,20 @@ export interface Spooled {
   sha256: string
 }
 
+const cutShort = (fileName: string) =>
+  fail('validation_error', `body: the multipart body ended inside file "${fileName}"`, 'The upload was incomplete; send it again')
+
+const isPrematureClose = (error: unknown): boolean =>
+  error instanceof Error && 'code' in error && error.code === 'ERR_STREAM_PREMATURE_CLOSE'
+
 /**
  * Streams `source` into a new temp file under `dir`, counting and hashing on the way, so the file store
  * later gets a known size and no upload is ever held in memory. Rejects with 413 the moment more than
  * `limit` bytes have arrived; on any failure the temp file is gone.
  */
 export async function spool(source: Readable, dir: string, limit: number, fileName: string): Promise<Spooled> {
+  // The parser destroys a part the body ended inside of, possibly before it is read here.
+  if (source.destroyed) throw cutShort(fileName)
   const path = join(dir, `quire-upload-${randomUUID()}`)
   const hash = createHash('sha256')
   let size = 0
@@ -37,7 +45,7 @@ export async function spool(source: Readable, dir: string, limit: number, fileNa
     await pipeline(source, meter, createWriteStream(path, { flags: 'wx', mode: 0o600 }))
   } catch (error) {
     await rm(path, { force: true })
-    throw error
+    throw isPrematureClose(error) ? cutShort(fileName) : error
   }
   return { path, size, sha256: hash.digest('hex') }
 }
