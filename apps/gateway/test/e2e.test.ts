@@ -101,7 +101,7 @@ t.test('graceful shutdown: a request in flight finishes, later ones are refused 
   })
   const documents = stack.services.documents
   // The request is in flight once the service has logged it (headers parsed, body still coming).
-  const received = documents.waitForLog(/incoming request.*notes\/documents\/new/)
+  const received = documents.waitForLog(/^(?=.*"incoming request")(?=.*notes\/documents\/new)/)
   const inFlight = fetch(`${base}/api/v2/document-definitions/notes/documents/new`, { method: 'POST', headers, body, duplex: 'half' } as RequestInit)
   await received
   documents.child.kill('SIGTERM')
