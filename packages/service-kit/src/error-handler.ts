@@ -56,6 +56,16 @@ function onError(this: FastifyInstance, error: FastifyError, request: FastifyReq
   void reply.code(status).type('application/json; charset=utf-8').send(body)
 }
 
+/**
+ * What Fastify answers before any route runs (a URL that is not valid UTF-8, a parameter over
+ * `maxParamLength`): the same envelope, through the same description.
+ */
+export function onFrameworkError(error: FastifyError, request: FastifyRequest, reply: FastifyReply): void {
+  const { status, body } = describe(error)
+  if (status >= 500) request.log.error({ err: error }, 'request failed')
+  void reply.code(status).type('application/json; charset=utf-8').send(body)
+}
+
 function onNotFound(request: FastifyRequest, reply: FastifyReply) {
   void reply.code(404).send(errorBody('not_found', `Route ${request.method} ${request.url.split('?')[0]} not found`))
 }

@@ -2,7 +2,8 @@ import { randomUUID } from 'node:crypto'
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, type RawServerDefault } from 'fastify'
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
-import { installErrorHandlers } from './error-handler.js'
+import { fail } from './api-error.js'
+import { installErrorHandlers, onFrameworkError } from './error-handler.js'
 import { installHealth } from './health.js'
 
 export type App = FastifyInstance<RawServerDefault, IncomingMessage, ServerResponse, FastifyBaseLogger, TypeBoxTypeProvider>
@@ -44,10 +45,22 @@ export function createServer(options: ServerOptions = {}): App {
     return503OnClosing: true,
     trustProxy: options.trustProxy ?? false,
     routerOptions: { maxParamLength: 256 },
+    frameworkErrors: onFrameworkError,
     ajv: { customOptions: { coerceTypes: 'array', useDefaults: true, removeAdditional: false, allErrors: false } },
   }).withTypeProvider<TypeBoxTypeProvider>()
   app.addHook('onSend', async (request, reply) => {
     reply.header(REQUEST_ID_HEADER, request.id)
+  })
+  // Bodies are JSON (uploads multipart, where a route registers it): a text body is refused with 415,
+  // not handed to a route as a string.
+  app.removeContentTypeParser('text/plain')
+  // Ajv coerces `?limit=1e309` to Infinity and then skips `maximum` for it (it checks finite numbers only).
+  app.addHook('preHandler', async function finiteQueryNumbers(request) {
+    const query: unknown = request.query
+    if (query === null || typeof query !== 'object') return
+    for (const [name, value] of Object.entries(query)) {
+      if (typeof value === 'number' && !Number.isFinite(value)) throw fail('validation_error', `querystring/${name} must be a finite number`)
+    }
   })
   installErrorHandlers(app)
   installHealth(app)
