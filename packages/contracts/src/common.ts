@@ -2,6 +2,9 @@ import { Type, type Static, type TSchema } from '@sinclair/typebox'
 import { ERROR_CODES } from './errors.js'
 
 /** Any record id: new ones are 24-hex ObjectIds, lookups accept any non-empty id string. */
+/** A display name or label: any text but control characters (NUL, escapes, line breaks) that garble logs and screens. */
+export const PRINTABLE_PATTERN = '^[^\\u0000-\\u001f\\u007f-\\u009f]*$'
+
 export const IdSchema = Type.String({ minLength: 1, maxLength: 256 })
 export const ObjectIdSchema = Type.String({ pattern: '^[0-9a-f]{24}$' })
 /** ISO 8601 UTC with milliseconds. */

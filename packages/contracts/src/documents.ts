@@ -1,5 +1,5 @@
 import { Type, type Static, type TSchema } from '@sinclair/typebox'
-import { IdSchema, LimitSchema, TimestampSchema } from './common.js'
+import { IdSchema, LimitSchema, PRINTABLE_PATTERN, TimestampSchema } from './common.js'
 
 /** Top-level names the server maintains; a client sending them is ignored (API.md, "Documents"). */
 export const DOCUMENT_SYSTEM_FIELDS = [
@@ -69,7 +69,7 @@ export const IndexDeclarationSchema = Type.Object(
 )
 export type IndexDeclaration = Static<typeof IndexDeclarationSchema>
 
-const NameSchema = Type.String({ minLength: 1, maxLength: 200 })
+const NameSchema = Type.String({ minLength: 1, maxLength: 200, pattern: PRINTABLE_PATTERN })
 const definitionSettings = {
   label: Type.Optional(Type.String({ maxLength: 500 })),
   description: Type.Optional(Type.String({ maxLength: 5000 })),

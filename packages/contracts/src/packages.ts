@@ -1,5 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox'
-import { IdSchema, LimitSchema, TimestampSchema } from './common.js'
+import { IdSchema, LimitSchema, PRINTABLE_PATTERN, TimestampSchema } from './common.js'
 
 const SystemFields = {
   _id: IdSchema,
@@ -12,8 +12,8 @@ const SystemFields = {
 /** `POST /api/v2/packages`: a marketplace package; `name` is unique. */
 export const PackageBodySchema = Type.Object(
   {
-    name: Type.String({ minLength: 1, maxLength: 200 }),
-    label: Type.String({ minLength: 1, maxLength: 200 }),
+    name: Type.String({ minLength: 1, maxLength: 200, pattern: PRINTABLE_PATTERN }),
+    label: Type.String({ minLength: 1, maxLength: 200, pattern: PRINTABLE_PATTERN }),
     shortDescription: Type.String({ maxLength: 1000 }),
   },
   { additionalProperties: false },

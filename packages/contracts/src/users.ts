@@ -1,5 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox'
-import { EnvironmentIdSchema, IdSchema, LimitSchema, TimestampSchema } from './common.js'
+import { EnvironmentIdSchema, IdSchema, LimitSchema, PRINTABLE_PATTERN, TimestampSchema } from './common.js'
 
 /** A user's entry for one environment: `profile.environments[envId]`. */
 export const EnvironmentEntrySchema = Type.Object({
@@ -90,7 +90,7 @@ export const EnvironmentSchema = Type.Object({
 export type Environment = Static<typeof EnvironmentSchema>
 
 export const CreateEnvironmentBodySchema = Type.Object(
-  { _id: EnvironmentIdSchema, name: Type.String({ minLength: 1, maxLength: 200 }) },
+  { _id: EnvironmentIdSchema, name: Type.String({ minLength: 1, maxLength: 200, pattern: PRINTABLE_PATTERN }) },
   { additionalProperties: false },
 )
 export type CreateEnvironmentBody = Static<typeof CreateEnvironmentBodySchema>
@@ -135,7 +135,7 @@ export type UserParams = Static<typeof UserParamsSchema>
 
 /** The per-environment fields an administrator sets; they land in the caller's environment's entry. */
 const EntryFields = {
-  name: Type.Optional(Type.String({ maxLength: 200 })),
+  name: Type.Optional(Type.String({ maxLength: 200, pattern: PRINTABLE_PATTERN })),
   email: Type.Optional(Type.String({ maxLength: 320, format: 'email' })),
   language: Type.Optional(Type.String({ minLength: 1, maxLength: 35 })),
   locale: Type.Optional(Type.String({ minLength: 1, maxLength: 35 })),
@@ -150,7 +150,7 @@ export const PasswordSchema = Type.String({ minLength: 8, maxLength: 1024 })
 export const CreateUserBodySchema = Type.Object(
   {
     // No `@`, so a username never reads as someone's e-mail address at login.
-    username: Type.String({ minLength: 1, maxLength: 100, pattern: '^[^\\s@]+$' }),
+    username: Type.String({ minLength: 1, maxLength: 100, pattern: '^[^\\s@\\u0000-\\u001f\\u007f-\\u009f]+$' }),
     password: Type.Optional(PasswordSchema),
     ...EntryFields,
   },
@@ -179,7 +179,7 @@ export const LongLivedTokenParamsSchema = Type.Object({ userId: IdSchema, tokenI
 export type LongLivedTokenParams = Static<typeof LongLivedTokenParamsSchema>
 
 export const CreateLongLivedTokenBodySchema = Type.Object(
-  { name: Type.Optional(Type.String({ maxLength: 200 })), expiresOn: Type.Optional(TimestampSchema) },
+  { name: Type.Optional(Type.String({ maxLength: 200, pattern: PRINTABLE_PATTERN })), expiresOn: Type.Optional(TimestampSchema) },
   { additionalProperties: false },
 )
 export type CreateLongLivedTokenBody = Static<typeof CreateLongLivedTokenBodySchema>
