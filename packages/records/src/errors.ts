@@ -22,6 +22,8 @@ export class InvalidQueryError extends RecordsError {
   override name = 'InvalidQueryError'
 }
 
+/** The store does not answer; `statusCode` lets an HTTP error handler answer 503 without knowing this package. */
 export class StoreUnavailableError extends RecordsError {
   override name = 'StoreUnavailableError'
+  readonly statusCode = 503
 }
