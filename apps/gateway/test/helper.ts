@@ -1,3 +1,4 @@
+import type { FastifySchema } from 'fastify'
 import { loadConfig, createServer, type App } from '@quire/service-kit'
 import { testResources, type Teardown, type TestResources } from '@quire/testing'
 import { app, upstreamsFrom, type LocalResources } from '../src/app.js'
@@ -9,8 +10,8 @@ export const ADMIN = { username: 'admin', password: 'correct horse battery' }
 export interface Built {
   server: App
   resources: TestResources
-  /** Every route the server registered, as `{method, url}`. */
-  routes: { method: string; url: string }[]
+  /** Every route the server registered, as `{method, url}`, with its schema (the abuse suite reads it). */
+  routes: { method: string; url: string; schema?: FastifySchema }[]
 }
 
 /**
@@ -25,10 +26,11 @@ export async function build(t: Teardown, env: Record<string, string> = {}, wrap?
     QUIRE_ADMIN_PASSWORD: ADMIN.password,
     ...env,
   })
-  const server = createServer({ logLevel: 'silent' })
+  // As `server.ts` builds it: the same limits and timeouts.
+  const server = createServer({ logLevel: 'silent', bodyLimit: config.QUIRE_BODY_LIMIT, requestTimeout: config.QUIRE_REQUEST_TIMEOUT_MS })
   const routes: Built['routes'] = []
-  server.addHook('onRoute', ({ method, url }) => {
-    for (const m of [method].flat()) routes.push({ method: m, url })
+  server.addHook('onRoute', ({ method, url, schema }) => {
+    for (const m of [method].flat()) routes.push({ method: m, url, schema })
   })
   await server.register(app, { config, upstreams: upstreamsFrom(config), local: wrap ? wrap(resources) : resources })
   t.teardown(() => server.close())
