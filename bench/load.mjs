@@ -1,10 +1,10 @@
 // Drives one scenario with autocannon, in its own process so the load generator does not share the
-// server's event loop. Input: a JSON scenario in argv[2]. Output: one JSON line of results on stdout.
+// server's event loop. Input: a JSON scenario file named in argv[2]. Output: one JSON line of results.
+import { readFileSync } from 'node:fs'
 import autocannon from 'autocannon'
 
-const { url, connections, duration, method, requests, headers, bodyFile } = JSON.parse(process.argv[2])
-let body
-if (bodyFile) body = (await import('node:fs')).readFileSync(bodyFile)
+const { url, connections, duration, method, requests, headers, bodyFile } = JSON.parse(readFileSync(process.argv[2], 'utf8'))
+const body = bodyFile ? readFileSync(bodyFile) : undefined
 let i = 0
 const result = await autocannon({
   url,

@@ -42,12 +42,19 @@ async function stop({ child }) {
 const resetPeak = (pid) => writeFileSync(`/proc/${pid}/clear_refs`, '5')
 const peakRss = (pid) => Number(/VmHWM:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))[1]) / 1024
 
+let scenarios = 0
 function load(scenario) {
+  const file = join(tmpdir(), `quire-bench-scenario-${process.pid}-${scenarios++}.json`)
+  writeFileSync(file, JSON.stringify(scenario))
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [join(ROOT, 'bench/load.mjs'), JSON.stringify(scenario)], { stdio: ['ignore', 'pipe', 'inherit'] })
+    const child = spawn(process.execPath, [join(ROOT, 'bench/load.mjs'), file], { stdio: ['ignore', 'pipe', 'inherit'] })
     let out = ''
     child.stdout.on('data', (chunk) => (out += chunk))
-    child.once('exit', (code) => (code === 0 ? resolve(JSON.parse(out)) : reject(new Error(`load exited ${code}`))))
+    child.once('exit', (code) => {
+      rmSync(file, { force: true })
+      if (code === 0) resolve(JSON.parse(out))
+      else reject(new Error(`load exited ${code}`))
+    })
   })
 }
 
