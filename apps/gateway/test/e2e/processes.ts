@@ -14,6 +14,17 @@ export interface Running {
   waitForLog(pattern: RegExp): Promise<string>
 }
 
+const started = new Set<ChildProcess>()
+// A test process that dies (timeout, crash) must not leave servers behind.
+const killAll = () => started.forEach((child) => child.kill('SIGKILL'))
+process.once('exit', killAll)
+for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+  process.once(signal, () => {
+    killAll()
+    process.exit(1)
+  })
+}
+
 /**
  * Starts `apps/<app>/dist/server.js` as its own process on a loopback port (0 = any) and resolves with its URL
  * once it logs that it listens: no polling, no sleeps. Rejects if it exits first.
@@ -23,6 +34,8 @@ export function startApp(app: string, env: Record<string, string>, port = 0): Pr
     env: { PATH: process.env.PATH ?? '', QUIRE_HOST: '127.0.0.1', QUIRE_PORT: String(port), QUIRE_LOG_LEVEL: 'info', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   })
+  started.add(child)
+  child.once('exit', () => started.delete(child))
   let stderr = ''
   child.stderr?.on('data', (chunk: Buffer) => {
     stderr += chunk.toString()
