@@ -10,12 +10,15 @@ async function allInOne(dataDir: string): Promise<Running> {
   return startApp('gateway', { QUIRE_DATA_DIR: dataDir, QUIRE_ADMIN_PASSWORD: ADMIN.password })
 }
 
-/** Three services as separate processes on one data dir, and a gateway proxying to them by URL. */
-async function distributed(dataDir: string) {
+/**
+ * Three services as separate processes on one data dir, and a gateway proxying to them by URL.
+ * `documentsEnv` adds to the documents service's environment (e.g. a log level).
+ */
+async function distributed(dataDir: string, documentsEnv: Record<string, string> = {}) {
   const env = { QUIRE_DATA_DIR: dataDir, QUIRE_ADMIN_PASSWORD: ADMIN.password }
   // Users first: it bootstraps the store the others then open.
   const users = await startApp(SERVICES.users, env)
-  const [documents, packages] = await Promise.all([startApp(SERVICES.documents, env), startApp(SERVICES.packages, env)])
+  const [documents, packages] = await Promise.all([startApp(SERVICES.documents, { ...env, ...documentsEnv }), startApp(SERVICES.packages, env)])
   const services: Record<Service, Running> = { documents, users, packages }
   const gateway = await startApp('gateway', {
     QUIRE_DOCUMENTS_URL: documents.url,
@@ -80,7 +83,8 @@ t.test('a service that is down gives 502 while the others answer, and recovers w
 })
 
 t.test('graceful shutdown: a request in flight finishes, later ones are refused cleanly', async (t) => {
-  const stack = await distributed(t.testdir({}))
+  // At `debug` the service logs each request on arrival, before its body is read.
+  const stack = await distributed(t.testdir({}), { QUIRE_LOG_LEVEL: 'debug' })
   t.teardown(stack.stop)
   const base = stack.gateway.url
   const login = await fetch(`${base}/auth/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(ADMIN) })

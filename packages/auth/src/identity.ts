@@ -46,7 +46,8 @@ export function recordsIdentity(store: RecordStore): Identity {
       return { tokenId: token._id, userId: token.userId }
     },
     async environmentExists(environmentId) {
-      return (await environments.findOne({ _id: environmentId }, { projection: { _id: 1 } })) !== null
+      // No projection: an environment record is small, and a projection costs more than it saves.
+      return (await environments.findOne({ _id: environmentId })) !== null
     },
   }
 }

@@ -1,10 +1,11 @@
 import { randomUUID } from 'node:crypto'
-import Fastify, { type FastifyBaseLogger, type FastifyInstance, type RawServerDefault } from 'fastify'
+import Fastify, { LogController, type FastifyBaseLogger, type FastifyReply, type FastifyRequest, type FastifyInstance, type RawServerDefault } from 'fastify'
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import { fail } from './api-error.js'
 import { installErrorHandlers, onFrameworkError } from './error-handler.js'
 import { installHealth } from './health.js'
+import { batchedLogStream, type LogStream } from './log-stream.js'
 
 export type App = FastifyInstance<RawServerDefault, IncomingMessage, ServerResponse, FastifyBaseLogger, TypeBoxTypeProvider>
 
@@ -17,6 +18,8 @@ export interface ServerOptions {
   requestTimeout?: number
   /** Take the client address from `x-forwarded-for` (only behind the gateway, which sets it). */
   trustProxy?: boolean
+  /** Where log lines go; stdout, batched per event-loop turn, by default. */
+  logStream?: LogStream
 }
 
 export const REQUEST_ID_HEADER = 'x-request-id'
@@ -27,16 +30,42 @@ const genReqId = (req: IncomingMessage): string => {
   return typeof given === 'string' && /^[\w-]{8,64}$/.test(given) ? given : randomUUID()
 }
 
+/** The path of a request, without its query string (which may carry values nobody should find in logs). */
+const pathOf = (url: string): string => {
+  const query = url.indexOf('?')
+  return query === -1 ? url : url.slice(0, query)
+}
+
+/**
+ * Fastify's per-request lines, made concise: one `info` line when a request is answered (method, path, status,
+ * milliseconds; the request id is on every line), and its arrival only at `debug`. No headers, no query string.
+ */
+class RequestLog extends LogController {
+  override incomingRequest(request: FastifyRequest): void {
+    request.log.debug({ method: request.method, url: pathOf(request.url) }, 'incoming request')
+  }
+
+  override requestCompleted(error: Error | null | undefined, request: FastifyRequest, reply: FastifyReply): void {
+    const line = { method: request.method, url: pathOf(request.url), status: reply.statusCode, ms: Math.round(reply.elapsedTime * 10) / 10 }
+    if (error) reply.log.error({ ...line, err: error }, 'request errored')
+    else reply.log.info(line, 'request')
+  }
+}
+
 /**
  * The Fastify instance every Quire process starts from: logger with request ids (secrets redacted), timeouts,
  * body limit, Ajv that coerces query strings and applies defaults, the envelope error handlers and health.
  */
 export function createServer(options: ServerOptions = {}): App {
+  const level = options.logLevel ?? 'info'
+  const logStream = options.logStream ?? batchedLogStream()
   const app = Fastify({
     logger: {
-      level: options.logLevel ?? 'info',
+      level,
+      stream: logStream,
       redact: ['req.headers.authorization', 'req.headers.cookie', 'req.body.password'],
     },
+    logController: new RequestLog(),
     genReqId,
     bodyLimit: options.bodyLimit ?? 1024 * 1024,
     requestTimeout: options.requestTimeout ?? 30_000,
@@ -48,19 +77,30 @@ export function createServer(options: ServerOptions = {}): App {
     frameworkErrors: onFrameworkError,
     ajv: { customOptions: { coerceTypes: 'array', useDefaults: true, removeAdditional: false, allErrors: false } },
   }).withTypeProvider<TypeBoxTypeProvider>()
-  app.addHook('onSend', async (request, reply) => {
+  app.addHook('onSend', (request, reply, payload, done) => {
     reply.header(REQUEST_ID_HEADER, request.id)
+    done(null, payload)
+  })
+  app.addHook('onClose', (_instance, done) => {
+    logStream.close()
+    done()
   })
   // Bodies are JSON (uploads multipart, where a route registers it): a text body is refused with 415,
   // not handed to a route as a string.
   app.removeContentTypeParser('text/plain')
   // Ajv coerces `?limit=1e309` to Infinity and then skips `maximum` for it (it checks finite numbers only).
-  app.addHook('preHandler', async function finiteQueryNumbers(request) {
-    const query: unknown = request.query
-    if (query === null || typeof query !== 'object') return
-    for (const [name, value] of Object.entries(query)) {
-      if (typeof value === 'number' && !Number.isFinite(value)) throw fail('validation_error', `querystring/${name} must be a finite number`)
+  app.addHook('preHandler', function finiteQueryNumbers(request, _reply, done) {
+    const query = request.query as Record<string, unknown> | null | undefined
+    if (query !== null && typeof query === 'object') {
+      for (const name in query) {
+        const value = query[name]
+        if (typeof value === 'number' && !Number.isFinite(value)) {
+          done(fail('validation_error', `querystring/${name} must be a finite number`))
+          return
+        }
+      }
     }
+    done()
   })
   installErrorHandlers(app)
   installHealth(app)
