@@ -1,4 +1,7 @@
 import t from 'tap'
+import Fastify from 'fastify'
+import helmet from '@fastify/helmet'
+import { HELMET_OPTIONS, SECURITY_HEADERS } from '../src/plugins/edge.js'
 import { build } from './helper.js'
 
 const URL = '/api/v2/usage-statistics/active-users'
@@ -10,6 +13,17 @@ t.test('security headers on every API answer', async (t) => {
   t.equal(res.headers['x-content-type-options'], 'nosniff')
   t.equal(res.headers['x-frame-options'], 'SAMEORIGIN')
   t.ok(res.headers['strict-transport-security'])
+  for (const [name, value] of Object.entries(SECURITY_HEADERS)) t.equal(res.headers[name], value, name)
+})
+
+t.test('the security headers are the ones @fastify/helmet sets with the same options', async (t) => {
+  const reference = Fastify()
+  t.teardown(() => reference.close())
+  await reference.register(helmet, HELMET_OPTIONS)
+  reference.get('/', async () => ({}))
+  const res = await reference.inject({ method: 'GET', url: '/' })
+  const { 'content-type': _type, 'content-length': _length, date: _date, connection: _connection, ...set } = res.headers
+  t.same(set, SECURITY_HEADERS)
 })
 
 t.test('CORS is off unless origins are configured, then only for them', async (t) => {

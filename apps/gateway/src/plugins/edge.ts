@@ -1,6 +1,5 @@
 import fp from 'fastify-plugin'
 import cors from '@fastify/cors'
-import helmet from '@fastify/helmet'
 import rateLimit from '@fastify/rate-limit'
 import underPressure from '@fastify/under-pressure'
 import { createHash } from 'node:crypto'
@@ -16,6 +15,27 @@ export interface EdgeOptions {
   maxEventLoopDelay: number
 }
 
+/**
+ * Helmet's headers for an API that serves JSON (and a docs UI that needs its inline assets, so no CSP):
+ * what `@fastify/helmet` sets with `HELMET_OPTIONS` (a test holds them equal), as constants. Helmet computes
+ * and sets them on the raw response on every request, which cost a fifth of the throughput of a small GET.
+ */
+export const HELMET_OPTIONS = { contentSecurityPolicy: false, crossOriginResourcePolicy: { policy: 'same-site' } } as const
+export const SECURITY_HEADERS: Readonly<Record<string, string>> = Object.freeze({
+  'cross-origin-opener-policy': 'same-origin',
+  'cross-origin-resource-policy': 'same-site',
+  'origin-agent-cluster': '?1',
+  'referrer-policy': 'no-referrer',
+  'strict-transport-security': 'max-age=31536000; includeSubDomains',
+  'x-content-type-options': 'nosniff',
+  'x-dns-prefetch-control': 'off',
+  'x-download-options': 'noopen',
+  'x-frame-options': 'SAMEORIGIN',
+  'x-permitted-cross-domain-policies': 'none',
+  'x-xss-protection': '0',
+})
+const SECURITY_HEADER_ENTRIES = Object.entries(SECURITY_HEADERS)
+
 /** A caller is its bearer token (hashed: the key lives in memory) or, without one, its address. */
 const callerKey = (request: FastifyRequest): string => {
   const authorization = request.headers.authorization
@@ -24,8 +44,10 @@ const callerKey = (request: FastifyRequest): string => {
 
 /** What faces the internet: security headers, CORS, per-caller rate limits, shedding load when overloaded. */
 async function edge(app: FastifyInstance, options: EdgeOptions) {
-  // The API serves JSON only; the docs UI needs its inline assets, so no CSP there.
-  await app.register(helmet, { contentSecurityPolicy: false, crossOriginResourcePolicy: { policy: 'same-site' } })
+  app.addHook('onRequest', function securityHeaders(_request, reply, done) {
+    for (const [name, value] of SECURITY_HEADER_ENTRIES) reply.header(name, value)
+    done()
+  })
   if (options.corsOrigins.length > 0) {
     await app.register(cors, {
       origin: options.corsOrigins.includes('*') ? true : options.corsOrigins,
