@@ -5,7 +5,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import { fail } from './api-error.js'
 import { installErrorHandlers, onFrameworkError } from './error-handler.js'
 import { installHealth } from './health.js'
-import { batchedLogStream, type LogStream } from './log-stream.js'
+import { stdoutDestination, type LogDestination } from './log-destination.js'
 
 export type App = FastifyInstance<RawServerDefault, IncomingMessage, ServerResponse, FastifyBaseLogger, TypeBoxTypeProvider>
 
@@ -18,8 +18,8 @@ export interface ServerOptions {
   requestTimeout?: number
   /** Take the client address from `x-forwarded-for` (only behind the gateway, which sets it). */
   trustProxy?: boolean
-  /** Where log lines go; stdout, batched per event-loop turn, by default. */
-  logStream?: LogStream
+  /** Where log lines go; stdout, written asynchronously, by default. */
+  logStream?: LogDestination
 }
 
 export const REQUEST_ID_HEADER = 'x-request-id'
@@ -58,7 +58,7 @@ class RequestLog extends LogController {
  */
 export function createServer(options: ServerOptions = {}): App {
   const level = options.logLevel ?? 'info'
-  const logStream = options.logStream ?? batchedLogStream()
+  const logStream = options.logStream ?? stdoutDestination()
   const app = Fastify({
     logger: {
       level,
@@ -82,7 +82,7 @@ export function createServer(options: ServerOptions = {}): App {
     done(null, payload)
   })
   app.addHook('onClose', (_instance, done) => {
-    logStream.close()
+    logStream.flushSync?.()
     done()
   })
   // Bodies are JSON (uploads multipart, where a route registers it): a text body is refused with 415,

@@ -1,10 +1,10 @@
 import t from 'tap'
-import { createServer, type LogStream } from '../src/index.js'
+import { createServer, type LogDestination } from '../src/index.js'
 
 /** A log stream that keeps the parsed lines. */
-function memoryLog(): LogStream & { lines: Record<string, unknown>[] } {
+function memoryLog(): LogDestination & { lines: Record<string, unknown>[] } {
   const lines: Record<string, unknown>[] = []
-  return { lines, write: (line) => void lines.push(JSON.parse(line) as Record<string, unknown>), flush: () => undefined, close: () => undefined }
+  return { lines, write: (line) => void lines.push(JSON.parse(line) as Record<string, unknown>) }
 }
 
 t.test('at info, one concise line per answered request: no query string, no headers', async (t) => {
