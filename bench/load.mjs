@@ -29,4 +29,5 @@ console.log(JSON.stringify({
   ok,
   non2xx: result.non2xx,
   errors: result.errors + result.timeouts,
+  statuses: Object.fromEntries(Object.entries(result.statusCodeStats ?? {}).map(([code, { count }]) => [code, count])),
 }))
