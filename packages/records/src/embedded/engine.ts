@@ -1,5 +1,5 @@
 import { open, type Database, type RootDatabase } from 'lmdb'
-import { DuplicateKeyError, RecordsError } from '../errors.js'
+import { DuplicateKeyError, RecordsError, StoreUnavailableError } from '../errors.js'
 import type { IndexSpec, StoredRecord } from '../port.js'
 import { ELEMENT_KEYS, indexEntries, isIndexed, KEY_END, sameSpec, type IndexEntries, type IndexKey, type StoredIndex } from './index-keys.js'
 
@@ -49,10 +49,24 @@ export class Engine {
   readonly #meta: Database<StoredIndex[], string>
   readonly #dbs = new Map<string, Database<unknown, string | IndexKey>>()
   readonly #indexCache = new Map<string, { bytes: Buffer, indexes: StoredIndex[] }>()
+  /** Set once `close` starts: new operations are refused, writes already issued finish first. */
+  #closing: Promise<void> | undefined
+  /** True while a write's `work` runs (in lmdb's write transaction), which may still read while closing. */
+  #inWork = false
+  readonly #pendingWrites = new Set<Promise<unknown>>()
 
   constructor(path: string) {
     this.#env = open({ path, maxDbs: 4096, mapSize: 2 ** 34 })
     this.#meta = this.#env.openDB({ name: '__meta', keyEncoding: 'ordered-binary' })
+  }
+
+  /**
+   * Refuses an operation once `close` started. lmdb's `close` aborts its shared read transaction at once but
+   * waits for the writes in progress; a read meanwhile would renew the aborted transaction, and lmdb's reset
+   * timer then throws outside any promise (an uncaught exception that kills the process).
+   */
+  #assertOpen(): void {
+    if (this.#closing && !this.#inWork) throw new StoreUnavailableError('the embedded store is closed')
   }
 
   records(collection: string): RecordsDb {
@@ -64,6 +78,7 @@ export class Engine {
   }
 
   #open(name: string): Database<unknown, string | IndexKey> {
+    this.#assertOpen()
     let db = this.#dbs.get(name)
     if (!db) {
       db = this.#env.openDB<unknown, string | IndexKey>({ name, keyEncoding: 'ordered-binary' })
@@ -77,6 +92,7 @@ export class Engine {
    * are unchanged (read on every call, so other processes' changes show at once); treat them as read-only.
    */
   indexes(collection: string): StoredIndex[] {
+    this.#assertOpen()
     const bytes = this.#meta.getBinary(collection)
     if (!bytes) return []
     const cached = this.#indexCache.get(collection)
@@ -94,6 +110,17 @@ export class Engine {
    * lmdb cannot iterate one first opened inside a write.
    */
   async write<R>(collections: string[], work: () => R): Promise<R> {
+    this.#assertOpen()
+    const pending = this.#write(collections, work)
+    this.#pendingWrites.add(pending)
+    try {
+      return await pending
+    } finally {
+      this.#pendingWrites.delete(pending)
+    }
+  }
+
+  async #write<R>(collections: string[], work: () => R): Promise<R> {
     for (const collection of collections) {
       this.records(collection)
       for (const { spec } of this.indexes(collection)) this.index(collection, spec.name)
@@ -102,9 +129,12 @@ export class Engine {
     await this.#env.transaction(() => {
       try {
         // Inside a write transaction, `transactionSync` runs `work` as an abortable child transaction.
+        this.#inWork = true
         outcome = { ok: true, value: this.#env.transactionSync(work) }
       } catch (error) {
         outcome = { ok: false, error }
+      } finally {
+        this.#inWork = false
       }
     })
     // With lmdb's (default) overlapping sync, the transaction promise resolves once the batch is committed
@@ -193,10 +223,16 @@ export class Engine {
   }
 
   ping(): void {
+    this.#assertOpen()
     this.#meta.get('__ping')
   }
 
-  async close(): Promise<void> {
-    await this.#env.close()
+  /** Refuses new operations at once, lets the writes already issued finish, then closes lmdb. */
+  close(): Promise<void> {
+    this.#closing ??= (async () => {
+      await Promise.allSettled([...this.#pendingWrites])
+      await this.#env.close()
+    })()
+    return this.#closing
   }
 }
