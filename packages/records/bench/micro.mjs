@@ -75,6 +75,7 @@ await measure('updateOne by _id, expectedHash (50 in flight)', async () => {
 }, { inFlight: 50, min: 2000 })
 
 await measure('findOne by _id', () => items.findOne({ _id: pick(ids) }), { reads: true })
+await measure('findOne by _id, projection {_id: 1} (auth)', () => items.findOne({ _id: pick(ids) }, { projection: { _id: 1 } }), { reads: true })
 await measure('findOne by externalId (partial unique)', (i) => items.findOne({ externalId: `e${(i * 2) % N}` }), { reads: true })
 await measure('list 21, default order', () => items.find({}, { limit: 21 }), { reads: true })
 await measure('list 21 after a random id', () => items.find({}, { limit: 21, after: pick(ids) }), { reads: true })

@@ -15,6 +15,18 @@ export function applyUpdate(record: StoredRecord, update: Update): StoredRecord 
   }
   const touched = [...Object.keys(update.$set ?? {}), ...Object.keys(update.$unset ?? {})]
   if (touched.some((path) => path === '_id' || path.startsWith('_id.'))) throw new InvalidQueryError('_id cannot be updated')
+  const set = update.$set ?? {}
+  if (touched.every((path) => !path.includes('.') && path !== '__proto__')) {
+    // Top-level fields only (the common case): a shallow copy is enough, since the fields replaced are the
+    // only ones written and the rest are never mutated; mingo's update builds a whole context per call.
+    const next: StoredRecord = { ...record }
+    for (const path of Object.keys(set)) {
+      const value = set[path]
+      next[path] = value !== null && typeof value === 'object' ? structuredClone(value) : value
+    }
+    for (const path of Object.keys(update.$unset ?? {})) delete next[path]
+    return next
+  }
   const next = structuredClone(record)
   const unset = Object.fromEntries(Object.keys(update.$unset ?? {}).map((path) => [path, '' as const]))
   mingoUpdate(next, { $set: update.$set ?? {}, $unset: unset })
