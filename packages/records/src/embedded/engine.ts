@@ -93,10 +93,14 @@ export class Engine {
    */
   indexes(collection: string): StoredIndex[] {
     this.#assertOpen()
-    const bytes = this.#meta.getBinary(collection)
-    if (!bytes) return []
+    // `getBinaryFast` reads into a shared buffer (no allocation); copied only when the definitions changed.
+    const fast = this.#meta.getBinaryFast(collection)
+    if (!fast) return []
+    // The shared buffer's `length` is the value's size (its `byteLength` is the whole buffer): view exactly that.
+    const view = new Uint8Array(fast.buffer, fast.byteOffset, fast.length)
     const cached = this.#indexCache.get(collection)
-    if (cached && cached.bytes.equals(bytes)) return cached.indexes
+    if (cached && cached.bytes.equals(view)) return cached.indexes
+    const bytes = Buffer.from(view)
     const indexes = this.#meta.get(collection) ?? []
     this.#indexCache.set(collection, { bytes, indexes })
     return indexes

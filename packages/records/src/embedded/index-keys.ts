@@ -1,4 +1,4 @@
-import { compileFilter } from '../match.js'
+import { compileFilter, type Matcher } from '../match.js'
 import { getPath, sortKey } from '../sort-order.js'
 import type { IndexSpec, StoredRecord } from '../port.js'
 
@@ -114,7 +114,19 @@ export function indexEntries(stored: StoredIndex, record: StoredRecord): IndexEn
 
 /** Whether the record belongs in the index (partial indexes hold only matching records). */
 export function isIndexed(spec: IndexSpec, record: StoredRecord): boolean {
-  return !spec.partial || compileFilter(spec.partial).test(record)
+  return !spec.partial || partialMatcher(spec).test(record)
+}
+
+const partialMatchers = new WeakMap<IndexSpec, Matcher>()
+
+/** The compiled partial filter, kept with the (cached, read-only) definition: no filter text per call. */
+export function partialMatcher(spec: IndexSpec): Matcher {
+  let matcher = partialMatchers.get(spec)
+  if (!matcher) {
+    matcher = compileFilter(spec.partial ?? {})
+    partialMatchers.set(spec, matcher)
+  }
+  return matcher
 }
 
 export function sameSpec(a: IndexSpec, b: IndexSpec): boolean {

@@ -3,7 +3,7 @@ import { compileFilter, type Matcher } from '../match.js'
 import type { Filter, StoredRecord } from '../port.js'
 import { getPath, sortKey, type SortField } from '../sort-order.js'
 import type { Engine } from './engine.js'
-import { ELEMENT_KEYS, KEY_END, valuesKey, type IndexKey, type StoredIndex } from './index-keys.js'
+import { ELEMENT_KEYS, KEY_END, partialMatcher, valuesKey, type IndexKey, type StoredIndex } from './index-keys.js'
 
 type Scalar = string | number | boolean | null
 
@@ -42,12 +42,13 @@ interface IndexPlan {
  * partial index may have left out.
  */
 function impliesPartial(index: StoredIndex, eq: Map<string, Scalar>): boolean {
-  const { partial } = index.spec
+  const { spec } = index
+  const { partial } = spec
   if (!partial) return true
   if (Object.keys(partial).some((path) => path.startsWith('$') || !eq.has(path) || eq.get(path) === null)) return false
   const probe: Record<string, unknown> = {}
   for (const [path, value] of eq) probe[path] = value
-  return compileFilter(partial).test(probe)
+  return partialMatcher(spec).test(probe)
 }
 
 /** Indexes built in the current entry format, with no arrays their keys cannot mirror. */
