@@ -112,8 +112,7 @@ export function countRecords(engine: Engine, collection: string, filter: Filter)
   const records = engine.records(collection)
   if (Object.keys(filter).length === 0) {
     engine.stats.reads++
-    const { entryCount } = records.getStats() as { entryCount?: number }
-    return entryCount ?? records.getKeysCount()
+    return engine.recordCount(collection)
   }
   const plan = planIndex(engine.indexes(collection), filter, ID_ORDER)
   if (!plan || !answeredByIndex(filter, plan)) return findRecords(engine, collection, filter, { sort: ID_ORDER }).length
@@ -168,7 +167,8 @@ export function findRecords(engine: Engine, collection: string, filter: Filter, 
   if (idOrder && !(plan && (plan.ordered || options.limit === undefined))) {
     const reverse = sort[0]?.direction === -1
     return take(function * () {
-      for (const { key, value } of records.getRange({ start: after?._id, reverse })) {
+      // Without `start` (not even undefined) the range begins after lmdb's symbol keys (shared structures).
+      for (const { key, value } of records.getRange(after ? { start: after._id, reverse } : { reverse })) {
         engine.stats.reads++
         if (key !== after?._id) yield value
       }
