@@ -61,6 +61,34 @@ declare module '@fastify/jwt' {
 
 const ENVIRONMENT_ID = new RegExp(ENVIRONMENT_ID_PATTERN)
 const BEARER = /^Bearer ([\w.~+/=-]{16,4096})$/
+/** Verified access tokens kept; more than the callers active within a token's lifetime on one process. */
+const VERIFIED_TOKENS = 10_000
+
+/**
+ * Access tokens whose signature was verified, by the token itself, each until its `exp`. fast-jwt's own cache
+ * keys by a sha256 of the token, which costs as much as the rest of a cached verification (and a custom key
+ * makes it warn at every start). Holding tokens as keys exposes nothing new: each request brings its token
+ * into this process's memory anyway. Revocation does not rely on it: `identify` checks the user every time.
+ */
+class VerifiedTokens {
+  readonly #claims = new Map<string, AccessTokenClaims & { exp: number }>()
+
+  get(token: string): AccessTokenClaims | undefined {
+    const claims = this.#claims.get(token)
+    if (claims && claims.exp * 1000 <= Date.now()) {
+      this.#claims.delete(token)
+      return undefined
+    }
+    return claims
+  }
+
+  set(token: string, claims: AccessTokenClaims & { exp?: number }): void {
+    if (typeof claims.exp !== 'number') return
+    // Maps keep insertion order: when full, the oldest entry goes.
+    if (this.#claims.size >= VERIFIED_TOKENS) this.#claims.delete(this.#claims.keys().next().value as string)
+    this.#claims.set(token, { ...claims, exp: claims.exp })
+  }
+}
 
 async function auth(app: FastifyInstance, options: AuthOptions) {
   const { identity } = options
@@ -69,9 +97,10 @@ async function auth(app: FastifyInstance, options: AuthOptions) {
       ? { private: options.keys.privateKey, public: options.keys.publicKey }
       : { public: options.keys.publicKey },
     sign: { algorithm: 'RS256', expiresIn: options.accessTokenTtl ?? 3600 },
-    verify: { algorithms: ['RS256'], cache: true },
+    verify: { algorithms: ['RS256'] },
   })
 
+  const verified = new VerifiedTokens()
   const unauthorized = (why: string) => fail('unauthorized', why, 'Please sign in again')
 
   async function identify(request: FastifyRequest): Promise<UserAccess> {
@@ -82,11 +111,14 @@ async function auth(app: FastifyInstance, options: AuthOptions) {
     let issuedAt = Number.POSITIVE_INFINITY
     let via: Caller['via'] = 'access-token'
     if (token.split('.').length === 3) {
-      let claims: AccessTokenClaims
-      try {
-        claims = app.jwt.verify<AccessTokenClaims>(token)
-      } catch {
-        throw unauthorized('The access token is invalid or expired')
+      let claims = verified.get(token)
+      if (!claims) {
+        try {
+          claims = app.jwt.verify<AccessTokenClaims & { exp?: number }>(token)
+        } catch {
+          throw unauthorized('The access token is invalid or expired')
+        }
+        verified.set(token, claims)
       }
       userId = claims.sub
       issuedAt = claims.t

@@ -47,6 +47,20 @@ t.test('bearer tokens: missing, malformed, forged, expired and valid', async (t)
   t.match(ok.json(), { userId: user._id, via: 'access-token', superAdministrator: false, environmentId: null })
 })
 
+t.test('a verified token is refused once it expires, though it was accepted (and cached) before', async (t) => {
+  const { server, store, sign } = await build(t)
+  const user = await createUser(store, { environments: { acme: {} } })
+  const token = sign(user._id, { expiresIn: 60 })
+  t.equal((await server.inject({ method: 'GET', url: '/whoami', headers: headers(token) })).statusCode, 200)
+  t.equal((await server.inject({ method: 'GET', url: '/whoami', headers: headers(token) })).statusCode, 200, 'from the cache')
+  const now = Date.now
+  t.teardown(() => { Date.now = now })
+  Date.now = () => now() + 61_000
+  const late = await server.inject({ method: 'GET', url: '/whoami', headers: headers(token) })
+  t.equal(late.statusCode, 401)
+  t.equal(late.json().error, 'unauthorized')
+})
+
 t.test('access tokens issued before sessionsValidAfter are refused', async (t) => {
   const { server, store, sign } = await build(t)
   const user = await createUser(store, { environments: { acme: {} } })
