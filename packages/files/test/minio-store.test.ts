@@ -16,16 +16,18 @@ t.test('minio adapter against s3rver', async (t) => {
 const endPoint = process.env.QUIRE_TEST_S3_ENDPOINT
 const accessKey = process.env.QUIRE_TEST_S3_ACCESS_KEY
 const secretKey = process.env.QUIRE_TEST_S3_SECRET_KEY
-t.test('minio adapter against a real S3', { skip: endPoint && accessKey && secretKey ? false : 'QUIRE_TEST_S3_ENDPOINT is not set' }, async (t) => {
-  const url = new URL(endPoint ?? '')
+// Also against a real S3 or MinIO when one is given (s3rver checks no secret keys, so credentials are tested there).
+if (!endPoint || !accessKey || !secretKey) t.comment('QUIRE_TEST_S3_ENDPOINT is not set: no run against a real S3')
+else t.test('minio adapter against a real S3', async (t) => {
+  const url = new URL(endPoint)
   fileStoreContract(t, () => openFileStore({
     dataDir: t.testdirName,
     s3: {
       endPoint: url.hostname,
       port: url.port ? Number(url.port) : undefined,
       useSSL: url.protocol === 'https:',
-      accessKey: accessKey ?? '',
-      secretKey: secretKey ?? '',
+      accessKey,
+      secretKey,
       bucket: process.env.QUIRE_TEST_S3_BUCKET ?? 'quire-test'
     }
   }))
