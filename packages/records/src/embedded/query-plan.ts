@@ -205,6 +205,17 @@ export function findRecords(engine: Engine, collection: string, filter: Filter, 
   if (!plan.ordered) return pageInMemory(load(low, high, false), filter, options)
   // Entries and records are read in one snapshot, so when the prefix answers the filter every candidate matches.
   const exact = answeredByIndex(filter, plan)
+  // A unique index answering the filter holds at most one entry in the range (a lookup by `externalId`, by
+  // name): one seek, without the generators and page bookkeeping of a scan.
+  if (exact && plan.index.spec.unique && !after) {
+    if (skip > 0 || wanted === 0) return []
+    for (const key of db.getKeys({ start: low, end: high, limit: 1 })) {
+      engine.stats.reads += 2
+      const record = records.get(key.at(-1) as string)
+      return record ? [record] : []
+    }
+    return []
+  }
   if (!after) return plan.reverse ? take(load(high, low, true), exact) : take(load(low, high, false), exact)
 
   // Matches tie on the prefix fields, so `after` sits in the range when it holds the filter's values on
