@@ -318,8 +318,12 @@ export function documentsRepository(store: RecordStore): DocumentsRepository {
       const pagination: Pagination = { hasPrevious: query.after !== undefined || query.skip > 0, hasNext, type: 'cursor' }
       if (hasNext && last) pagination.next = nextPageQuery(query, last._id)
       if (query.count) pagination.total = await documents.count(filter)
-      const data = keepsPermissions(query) ? items.map((item) => ({ ...item, _permissions: permissionsOf(scope) })) : items
-      return { data, pagination }
+      // The records are this call's own decoded copies: `_permissions` goes onto them, not onto copies of them.
+      if (keepsPermissions(query)) {
+        const permissions = permissionsOf(scope)
+        for (const item of items) item._permissions = permissions
+      }
+      return { data: items, pagination }
     },
 
     async get(scope, definition, id) {
