@@ -3,7 +3,7 @@
 // of the maximum measured first. Reports errors (must be 0), p99 drift (first vs last minute) and RSS drift.
 //   npm run soak             (SOAK_MINUTES, SOAK_DOCUMENTS=documents to seed, SOAK_LOAD=fraction of the maximum)
 import { spawn } from 'node:child_process'
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
+import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs'
 import { cpus, tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { createInterface } from 'node:readline'
@@ -42,7 +42,13 @@ async function stop({ child }) {
   children.delete(child)
 }
 
-const rssMb = (pid) => Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))[1]) / 1024
+/** RSS, and its private part (without the file pages of lmdb's map, which grow with the data and can be dropped). */
+const memoryMb = (pid) => {
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8')
+  const kb = (field) => Number(new RegExp(`${field}:\\s+(\\d+)`).exec(status)[1])
+  return { rss: kb('VmRSS') / 1024, anon: kb('RssAnon') / 1024 }
+}
+const mean = (values) => (values.length ? values.reduce((a, b) => a + b, 0) / values.length : 0)
 
 async function api(base, method, path, token, body) {
   const res = await fetch(new URL(path, base), {
@@ -119,10 +125,14 @@ async function main() {
   const rate = Math.max(1, Math.floor(max.requests.average * LOAD))
   console.error(`maximum ${max.requests.average.toFixed(0)} req/s (p99 ${max.latency.p99} ms, non-2xx ${max.non2xx}); soaking ${MINUTES} min at ${rate} req/s`)
 
-  const minutes = Array.from({ length: MINUTES }, () => ({ latencies: [], rss: [], non2xx: 0 }))
+  const minutes = Array.from({ length: MINUTES }, () => ({ latencies: [], rss: [], anon: [], non2xx: 0 }))
   const began = Date.now()
   const minuteOf = () => Math.min(MINUTES - 1, Math.floor((Date.now() - began) / 60_000))
-  const sampler = setInterval(() => minutes[minuteOf()].rss.push(rssMb(quire.child.pid)), 2000)
+  const sampler = setInterval(() => {
+    const { rss, anon } = memoryMb(quire.child.pid)
+    minutes[minuteOf()].rss.push(rss)
+    minutes[minuteOf()].anon.push(anon)
+  }, 2000)
   const soak = await run({ ...base, duration: MINUTES * 60, overallRate: rate }, (_client, statusCode, _bytes, responseTime) => {
     const minute = minutes[minuteOf()]
     minute.latencies.push(responseTime)
@@ -130,25 +140,27 @@ async function main() {
   })
   clearInterval(sampler)
   await stop(quire)
+  const storeMb = statSync(join(dataDir, 'records', 'data.mdb')).size / 2 ** 20
   rmSync(dataDir, { recursive: true, force: true })
 
   const summary = minutes.map((minute, i) => {
     const sorted = minute.latencies.sort((a, b) => a - b)
-    const rss = minute.rss.length ? minute.rss.reduce((a, b) => a + b, 0) / minute.rss.length : 0
-    return { minute: i + 1, requests: sorted.length, p50: Number(percentile(sorted, 50).toFixed(1)), p99: Number(percentile(sorted, 99).toFixed(1)), rssMb: rss, non2xx: minute.non2xx }
+    return { minute: i + 1, requests: sorted.length, p50: Number(percentile(sorted, 50).toFixed(1)), p99: Number(percentile(sorted, 99).toFixed(1)), rssMb: mean(minute.rss), anonMb: mean(minute.anon), non2xx: minute.non2xx }
   })
   const first = summary[0]
   const last = summary.at(-1)
   const errors = soak.errors + soak.timeouts + soak.non2xx
   console.log(`\nMachine: ${cpus().length} × ${cpus()[0]?.model ?? 'unknown CPU'}, Node ${process.version}; ${CONNECTIONS} connections, ${DOCUMENTS} documents seeded.`)
   console.log(`Maximum (mixed, ${MAX_SECONDS} s): ${max.requests.average.toFixed(0)} req/s. Soak: ${MINUTES} min at ${rate} req/s (${(LOAD * 100).toFixed(0)}%), ${soak.requests.total} requests.\n`)
-  console.log('| minute | requests | p50 ms | p99 ms | RSS MB | non-2xx |')
-  console.log('| ---: | ---: | ---: | ---: | ---: | ---: |')
-  for (const m of summary) console.log(`| ${m.minute} | ${m.requests} | ${m.p50} | ${m.p99} | ${m.rssMb.toFixed(0)} | ${m.non2xx} |`)
+  console.log('| minute | requests | p50 ms | p99 ms | RSS MB | anon MB | non-2xx |')
+  console.log('| ---: | ---: | ---: | ---: | ---: | ---: | ---: |')
+  for (const m of summary) console.log(`| ${m.minute} | ${m.requests} | ${m.p50} | ${m.p99} | ${m.rssMb.toFixed(0)} | ${m.anonMb.toFixed(0)} | ${m.non2xx} |`)
   console.log(`statuses: ${JSON.stringify(Object.fromEntries(statuses))}`)
   console.log(`\nerrors: ${errors} (socket errors ${soak.errors}, timeouts ${soak.timeouts}, non-2xx ${soak.non2xx})`)
   console.log(`p99 drift: ${first.p99} ms → ${last.p99} ms (${(last.p99 - first.p99 >= 0 ? '+' : '')}${(last.p99 - first.p99).toFixed(0)} ms)`)
-  console.log(`RSS drift: ${first.rssMb.toFixed(0)} MB → ${last.rssMb.toFixed(0)} MB (${(last.rssMb - first.rssMb >= 0 ? '+' : '')}${(last.rssMb - first.rssMb).toFixed(0)} MB)`)
+  const drift = (from, to) => `${from.toFixed(0)} MB → ${to.toFixed(0)} MB (${to - from >= 0 ? '+' : ''}${(to - from).toFixed(0)} MB)`
+  console.log(`RSS drift: ${drift(first.rssMb, last.rssMb)}; private (anon): ${drift(first.anonMb, last.anonMb)}`)
+  console.log(`records store at the end: ${storeMb.toFixed(0)} MB on disk (the soak's creates keep adding documents)`)
   if (errors > 0) process.exitCode = 1
 }
 
