@@ -17,10 +17,11 @@ import { parseListQuery } from '../plugins/list-query.js'
 import { scopeOf } from '../plugins/scope.js'
 
 /**
- * A page of documents is open-ended (only `_id` is declared), so a compiled serializer would stringify every
- * field of every item on its own: JSON.stringify of the whole page is ~2.5× faster. The schema still documents it.
+ * Documents are open-ended (user fields beside the declared system fields), so a compiled serializer would
+ * stringify each field on its own: JSON.stringify of the whole answer is faster (~2.5× for a page). The schemas
+ * still document the answers.
  */
-const stringifyPage = () => (page: unknown) => JSON.stringify(page)
+const stringifyWhole = () => (answer: unknown) => JSON.stringify(answer)
 
 /** `/api/v2/document-definitions/{ddId}/documents`: every member of the environment, within what they may see. */
 export const documentRoutes: FastifyPluginAsyncTypebox = async (app) => {
@@ -30,7 +31,7 @@ export const documentRoutes: FastifyPluginAsyncTypebox = async (app) => {
     '/',
     {
       schema: { params: DefinitionParamsSchema, querystring: ListQuerystringSchema, response: { 200: Page(ListedDocumentSchema) } },
-      serializerCompiler: stringifyPage,
+      serializerCompiler: stringifyWhole,
     },
     async function listDocuments(request) {
       const query = parseListQuery(request.query)
@@ -42,7 +43,7 @@ export const documentRoutes: FastifyPluginAsyncTypebox = async (app) => {
   )
 
   // The one bare answer of the API (spec): the document itself, its `_hash` as the ETag.
-  app.get('/:id', { schema: { params: DocumentParamsSchema, response: { 200: DocumentSchema } } }, async function getDocument(request, reply) {
+  app.get('/:id', { schema: { params: DocumentParamsSchema, response: { 200: DocumentSchema } }, serializerCompiler: stringifyWhole }, async function getDocument(request, reply) {
     const scope = scopeOf(request.caller)
     const definition = await app.definitions.resolve(scope, request.params.ddId)
     const document = await app.documents.get(scope, definition, request.params.id)
@@ -62,6 +63,7 @@ export const documentRoutes: FastifyPluginAsyncTypebox = async (app) => {
         body: DocumentBodySchema,
         response: { 201: Ok(DocumentSchema) },
       },
+      serializerCompiler: stringifyWhole,
     },
     async function createDocument(request, reply) {
       const scope = scopeOf(request.caller)
@@ -75,7 +77,7 @@ export const documentRoutes: FastifyPluginAsyncTypebox = async (app) => {
 
   const writeSchema = { params: DocumentParamsSchema, headers: IfMatchHeadersSchema, response: { 200: Ok(DocumentSchema) } }
 
-  app.put('/:id', { schema: { ...writeSchema, body: DocumentBodySchema } }, async function replaceDocument(request, reply) {
+  app.put('/:id', { schema: { ...writeSchema, body: DocumentBodySchema }, serializerCompiler: stringifyWhole }, async function replaceDocument(request, reply) {
     const scope = scopeOf(request.caller)
     const definition = await app.definitions.resolve(scope, request.params.ddId)
     const { id } = request.params
@@ -83,7 +85,7 @@ export const documentRoutes: FastifyPluginAsyncTypebox = async (app) => {
     return reply.header('etag', `"${document._hash}"`).send({ status: 'ok' as const, data: document })
   })
 
-  app.patch('/:id', { schema: { ...writeSchema, body: DocumentPatchSchema } }, async function patchDocument(request, reply) {
+  app.patch('/:id', { schema: { ...writeSchema, body: DocumentPatchSchema }, serializerCompiler: stringifyWhole }, async function patchDocument(request, reply) {
     const scope = scopeOf(request.caller)
     const definition = await app.definitions.resolve(scope, request.params.ddId)
     const { id } = request.params
