@@ -52,6 +52,20 @@ class RequestLog extends LogController {
   }
 }
 
+function finiteQueryNumbers(request: FastifyRequest, _reply: FastifyReply, done: (error?: Error) => void): void {
+  const query = request.query as Record<string, unknown> | null | undefined
+  if (query !== null && typeof query === 'object') {
+    for (const name in query) {
+      const value = query[name]
+      if (typeof value === 'number' && !Number.isFinite(value)) {
+        done(fail('validation_error', `querystring/${name} must be a finite number`))
+        return
+      }
+    }
+  }
+  done()
+}
+
 /**
  * The Fastify instance every Quire process starts from: logger with request ids (secrets redacted), timeouts,
  * body limit, Ajv that coerces query strings and applies defaults, the envelope error handlers and health.
@@ -89,18 +103,11 @@ export function createServer(options: ServerOptions = {}): App {
   // not handed to a route as a string.
   app.removeContentTypeParser('text/plain')
   // Ajv coerces `?limit=1e309` to Infinity and then skips `maximum` for it (it checks finite numbers only).
-  app.addHook('preHandler', function finiteQueryNumbers(request, _reply, done) {
-    const query = request.query as Record<string, unknown> | null | undefined
-    if (query !== null && typeof query === 'object') {
-      for (const name in query) {
-        const value = query[name]
-        if (typeof value === 'number' && !Number.isFinite(value)) {
-          done(fail('validation_error', `querystring/${name} must be a finite number`))
-          return
-        }
-      }
-    }
-    done()
+  // Only routes with a querystring schema get numbers, so only they carry the check.
+  app.addHook('onRoute', (route) => {
+    if (route.schema?.querystring === undefined) return
+    const own = route.preHandler === undefined ? [] : Array.isArray(route.preHandler) ? route.preHandler : [route.preHandler]
+    route.preHandler = [finiteQueryNumbers, ...own]
   })
   installErrorHandlers(app)
   installHealth(app)

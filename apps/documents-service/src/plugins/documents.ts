@@ -327,7 +327,9 @@ export function documentsRepository(store: RecordStore): DocumentsRepository {
     },
 
     async get(scope, definition, id) {
-      return present(scope, await find(scope, definition, id))
+      // The record is this call's own decoded copy, as in `list`: `_permissions` goes onto it, not onto a copy.
+      const document: Document = Object.assign(await find(scope, definition, id), { _permissions: permissionsOf(scope) })
+      return document
     },
 
     async create(scope, definition, body, idempotencyKey) {
