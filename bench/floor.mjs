@@ -2,7 +2,7 @@
 // request ids and error envelope; the gateway's edge with security headers and load shedding) answering one
 // constant document, with no authentication and no storage. What get-by-id costs beyond it is auth and storage.
 import { edgePlugin } from '../apps/gateway/dist/plugins/edge.js'
-import { createServer } from '../packages/service-kit/dist/index.js'
+import { createServer, startServer } from '../packages/service-kit/dist/index.js'
 
 const document = {
   _id: '6b0364b64a44064058d794b3',
@@ -27,4 +27,4 @@ const app = createServer({ logLevel: 'info' })
 await app.register(edgePlugin, { corsOrigins: [], rateLimitPerMinute: 0, maxEventLoopDelay: 1000 })
 app.get('/api/v2/document-definitions/:ddId/documents/:id', { serializerCompiler: () => JSON.stringify }, async (_request, reply) =>
   reply.header('etag', `"${document._hash}"`).send(document))
-await app.listen({ port: 0, host: '127.0.0.1' })
+await startServer(app, 0, '127.0.0.1')
