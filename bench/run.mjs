@@ -1,7 +1,7 @@
 // Quire's benchmarks, run the way users run Quire: the built all-in-one server (embedded storage, logging at
 // the production level `info`) in its own process, seeded over HTTP, loaded by autocannon from another process,
-// next to a bare Fastify hello-world measured in the same run as the ceiling (before and after the scenarios: the
-// machine's speed drifts, and the two figures show by how much).
+// next to a bare Fastify hello-world as the ceiling, measured right before each scenario (the machine's speed
+// drifts by a third within one run, so each ratio pairs a scenario with its own ceiling).
 //   npm run bench            (BENCH_DURATION=seconds per scenario, BENCH_DOCUMENTS=documents to seed)
 import { spawn } from 'node:child_process'
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
@@ -62,16 +62,24 @@ function load(scenario) {
 }
 
 const results = []
+let hello
 
-async function measure(name, server, scenario) {
+/** Warms up, then loads `server` for the scenario's duration; peak RSS counts from the end of the warm-up. */
+async function run(server, scenario) {
   const connections = scenario.connections ?? CONNECTIONS
-  await load({ ...scenario, url: server.url, connections, duration: 2 }) // warm-up
+  await load({ ...scenario, url: server.url, connections, duration: 2 })
   resetPeak(server.child.pid)
   const r = await load({ ...scenario, url: server.url, connections, duration: scenario.duration ?? DURATION })
-  const row = { name, ...r, rssMb: peakRss(server.child.pid), anonMb: anonRss(server.child.pid) }
+  return { ...r, rssMb: peakRss(server.child.pid), anonMb: anonRss(server.child.pid) }
+}
+
+/** The hello-world's req/s now, then the scenario's: their ratio is this scenario's. */
+async function measure(name, server, scenario) {
+  const ceiling = (await run(hello, { method: 'GET', duration: scenario.duration, requests: [{ path: '/' }] })).rps
+  const row = { name, ceiling, ...(await run(server, scenario)) }
+  row.ratio = row.rps / ceiling
   results.push(row)
-  console.error(`${name.padEnd(52)} ${r.rps.toFixed(0).padStart(7)} req/s  p50 ${r.p50} ms  p99 ${r.p99} ms  rss ${row.rssMb.toFixed(0)} MB (anon ${row.anonMb.toFixed(0)} MB)${r.non2xx || r.errors ? `  (statuses ${JSON.stringify(r.statuses)}, errors ${r.errors})` : ''}`)
-  return row
+  console.error(`${name.padEnd(52)} ${row.rps.toFixed(0).padStart(7)} req/s  p50 ${row.p50} ms  p99 ${row.p99} ms  rss ${row.rssMb.toFixed(0)} MB (anon ${row.anonMb.toFixed(0)} MB)  ceiling ${ceiling.toFixed(0)}  ratio ${row.ratio.toFixed(3)}${row.non2xx || row.errors ? `  (statuses ${JSON.stringify(row.statuses)}, errors ${row.errors})` : ''}`)
 }
 
 async function api(base, method, path, token, body) {
@@ -108,17 +116,11 @@ async function seed(base, token, definition, total, make) {
   return ids
 }
 
-async function measureCeiling(name) {
-  const hello = await start(join(ROOT, 'bench/hello.mjs'))
-  const { rps } = await measure(name, hello, { method: 'GET', requests: [{ path: '/' }] })
-  await stop(hello)
-  return rps
-}
-
 const pick = (ids, n) => Array.from({ length: n }, (_, i) => ids[Math.floor((i * 7919) % ids.length)])
 
 async function main() {
-  const ceilings = [await measureCeiling('ceiling: fastify hello-world (before)')]
+  hello = await start(join(ROOT, 'bench/hello.mjs'))
+  await measure('fastify hello-world (the ceiling itself)', hello, { method: 'GET', requests: [{ path: '/' }] })
   const floor = await start(join(ROOT, 'bench/floor.mjs'))
   await measure("floor: Quire's HTTP stack, a constant document", floor, { method: 'GET', requests: [{ path: '/api/v2/document-definitions/bench/documents/x' }] })
   await stop(floor)
@@ -199,17 +201,15 @@ async function main() {
   })
   await measure('get by _id through the gateway (distributed)', gateway, { method: 'GET', headers, requests: sample.map((id) => ({ path: `${core}/${id}` })) })
   await Promise.all([gateway, users, documents, packages].map(stop))
+  await stop(hello)
   rmSync(dataDir, { recursive: true, force: true })
-  ceilings.push(await measureCeiling('ceiling: fastify hello-world (after)'))
-  const ceiling = (ceilings[0] + ceilings[1]) / 2
 
   const cpu = cpus()[0]?.model ?? 'unknown CPU'
   console.log(`\nMachine: ${cpus().length} × ${cpu}, ${(totalmem() / 2 ** 30).toFixed(0)} GiB, Node ${process.version}; ${CONNECTIONS} connections, ${DURATION} s per scenario, ${DOCUMENTS} documents.`)
-  console.log(`Ceiling: ${ceiling.toFixed(0)} req/s, the mean of ${ceilings.map((c) => c.toFixed(0)).join(' (before) and ')} (after).\n`)
-  console.log('| scenario | req/s | p50 ms | p99 ms | peak RSS MB | anon MB at end | ratio to ceiling |')
-  console.log('| --- | ---: | ---: | ---: | ---: | ---: | ---: |')
+  console.log('\n| scenario | req/s | p50 ms | p99 ms | peak RSS MB | anon MB at end | ceiling req/s | ratio to ceiling |')
+  console.log('| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |')
   for (const r of results) {
-    console.log(`| ${r.name} | ${r.rps.toFixed(0)} | ${r.p50} | ${r.p99} | ${r.rssMb.toFixed(0)} | ${r.anonMb.toFixed(0)} | ${(r.rps / ceiling).toFixed(3)} |${r.non2xx || r.errors ? ` statuses ${JSON.stringify(r.statuses)}, ${r.errors} errors` : ''}`)
+    console.log(`| ${r.name} | ${r.rps.toFixed(0)} | ${r.p50} | ${r.p99} | ${r.rssMb.toFixed(0)} | ${r.anonMb.toFixed(0)} | ${r.ceiling.toFixed(0)} | ${r.ratio.toFixed(3)} |${r.non2xx || r.errors ? ` statuses ${JSON.stringify(r.statuses)}, ${r.errors} errors` : ''}`)
   }
 }
 
