@@ -42,9 +42,16 @@ t.test('bearer tokens: missing, malformed, forged, expired and valid', async (t)
   const forged = await get(`Bearer ${accessToken(other.privateKey, user._id)}`)
   t.equal(forged.statusCode, 401, 'a token signed with another key')
 
-  const ok = await get(`Bearer ${sign(user._id)}`)
+  const token = sign(user._id)
+  const ok = await get(`Bearer ${token}`)
   t.equal(ok.statusCode, 200)
   t.match(ok.json(), { userId: user._id, via: 'access-token', superAdministrator: false, environmentId: null })
+
+  // Once verified (and cached), the same token in a malformed header is still refused.
+  for (const authorization of [`bearer ${token}`, `Bearer  ${token}`, `Bearer ${token} `, `Bearer ${token}\tx`]) {
+    const res = await get(authorization)
+    t.equal(res.statusCode, 401, JSON.stringify(authorization))
+  }
 })
 
 t.test('a verified token is refused once it expires, though it was accepted (and cached) before', async (t) => {

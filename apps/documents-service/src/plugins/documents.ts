@@ -328,8 +328,7 @@ export function documentsRepository(store: RecordStore): DocumentsRepository {
 
     async get(scope, definition, id) {
       // The record is this call's own decoded copy, as in `list`: `_permissions` goes onto it, not onto a copy.
-      const document: Document = Object.assign(await find(scope, definition, id), { _permissions: permissionsOf(scope) })
-      return document
+      return Object.assign(await find(scope, definition, id), { _permissions: permissionsOf(scope) })
     },
 
     async create(scope, definition, body, idempotencyKey) {
