@@ -267,6 +267,44 @@ export function recordStoreContract(t: Test, target: ContractTarget): void {
     t.equal(await c.count({}), 3)
   })
 
+  t.test('a compound unique index: an equality on its first field finds every record holding it', async (t) => {
+    const { collection: c } = await seed(12, (i) => ({ n: i, group: `g${i % 3}` }))
+    await c.ensureIndex({ name: 'group_n', fields: { group: 1, n: 1 }, unique: true })
+    t.same((await c.find({ group: 'g1' }, { sort: { group: 1, n: 1 } })).map((item) => item.n), [1, 4, 7, 10])
+    t.same((await c.find({ group: 'g1', n: 7 })).map((item) => item.n), [7])
+    t.equal(await c.count({ group: 'g2' }), 4)
+    await t.rejects(c.insertOne({ _id: newObjectId(), n: 4, group: 'g1' }), DuplicateKeyError)
+  })
+
+  t.test('a unique index pages in its own order both ways, past an `after` it does not hold', async (t) => {
+    const c = fresh()
+    await c.ensureIndex({ name: 'name_active', fields: { group: 1 }, unique: true, partial: { n: 1 } })
+    // Active records (n: 1) hold unique names; inactive ones (n: 0) share names with them, on either side by _id.
+    const before = await c.insertOne({ _id: newObjectId(), n: 0, group: 'm' })
+    const active: Item[] = []
+    for (const group of ['k', 'm', 'q', 'a', 'z']) active.push(await c.insertOne({ _id: newObjectId(), n: 1, group }))
+    const later = await c.insertOne({ _id: newObjectId(), n: 0, group: 'm' })
+    await t.rejects(c.insertOne({ _id: newObjectId(), n: 1, group: 'q' }), DuplicateKeyError)
+    for (const direction of [1, -1] as const) {
+      const expected = (await c.find({ n: 1 }, { sort: { group: direction } })).map((item) => item.group)
+      t.same(expected, ['a', 'k', 'm', 'q', 'z'].sort((x, y) => (x < y ? -direction : direction)))
+      const seen: unknown[] = []
+      let after: string | undefined
+      for (;;) {
+        const page = await c.find({ n: 1 }, { sort: { group: direction }, limit: 2, after })
+        if (page.length === 0) break
+        seen.push(...page.map((item) => item.group))
+        after = page.at(-1)?._id
+      }
+      t.same(seen, expected, `pages under {group: ${direction}}`)
+      // The active 'm' sorts after an inactive 'm' with a smaller _id, and before one with a larger _id.
+      const past = async (from: Item) => (await c.find({ n: 1 }, { sort: { group: direction }, after: from._id })).map((item) => item.group)
+      const beyond = expected.slice(expected.indexOf('m') + 1)
+      t.same(await past(before), direction === 1 ? ['m', ...beyond] : beyond)
+      t.same(await past(later), direction === 1 ? beyond : ['m', ...beyond])
+    }
+  })
+
   t.test('filter + sort through a compound index reads about limit entries of a large collection', async (t) => {
     const c = fresh()
     const batch: Promise<Item>[] = []

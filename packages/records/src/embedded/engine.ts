@@ -1,10 +1,11 @@
 import { open, type Database, type RootDatabase } from 'lmdb'
 import { DuplicateKeyError, RecordsError, StoreUnavailableError } from '../errors.js'
 import type { IndexSpec, StoredRecord } from '../port.js'
-import { ELEMENT_KEYS, indexEntries, isIndexed, KEY_END, sameSpec, type IndexEntries, type IndexKey, type StoredIndex } from './index-keys.js'
+import { formatOf, indexEntries, isIndexed, sameSpec, UNIQUE_KEYS, type IndexEntries, type IndexKey, type StoredIndex } from './index-keys.js'
 
 type RecordsDb = Database<StoredRecord, string>
-type IndexDb = Database<null, IndexKey>
+/** Entry values: the record's `_id` in unique indexes, nothing in the others (the `_id` ends the key). */
+type IndexDb = Database<string | null, IndexKey>
 /** The msgpackr encoder lmdb keeps per database (not in lmdb's typings). */
 type WithEncoder = { encoder?: { structures?: { uninitialized?: boolean } } }
 
@@ -22,14 +23,13 @@ function clear(db: Database<unknown, string | IndexKey>): void {
 
 /** Whether a record's entries show arrays the definition does not know of yet. */
 function revealsArrays(stored: StoredIndex, entries: IndexEntries): boolean {
-  if (stored.format !== ELEMENT_KEYS) return entries.arrayPaths.length > 0 && !stored.multikey
   return (entries.opaque && !stored.opaque) || entries.arrayPaths.some((path) => !stored.multikey || !stored.multikeyPaths?.includes(path))
 }
 
 /** Records what a record's entries revealed about the index; true when the definition must be persisted. */
 function noteArrays(stored: StoredIndex, entries: IndexEntries): boolean {
   let changed = false
-  for (const path of stored.format === ELEMENT_KEYS ? entries.arrayPaths : []) {
+  for (const path of entries.arrayPaths) {
     stored.multikeyPaths ??= []
     if (!stored.multikeyPaths.includes(path)) {
       stored.multikeyPaths.push(path)
@@ -45,6 +45,11 @@ function noteArrays(stored: StoredIndex, entries: IndexEntries): boolean {
     changed = true
   }
   return changed
+}
+
+/** Where the record's entry for `values` is: unique indexes key the values alone, the others end the key with `_id`. */
+export function entryKey(stored: StoredIndex, values: IndexKey, id: string): IndexKey {
+  return stored.format === UNIQUE_KEYS ? values : [...values, id]
 }
 
 /**
@@ -67,6 +72,24 @@ export class Engine {
   constructor(path: string) {
     this.#env = open({ path, maxDbs: 4096, mapSize: 2 ** 34 })
     this.#meta = this.#env.openDB({ name: '__meta', keyEncoding: 'ordered-binary' })
+    this.#upgradeIndexes()
+  }
+
+  /**
+   * Rebuilds the indexes an earlier version built in another entry format, once, as the store opens: every
+   * index is then in the format this version reads and writes. Processes sharing a data dir must run one version.
+   */
+  #upgradeIndexes(): void {
+    const outdated = (collection: string) => this.indexes(collection).filter((stored) => stored.format !== formatOf(stored.spec))
+    for (const collection of this.#meta.getKeys()) {
+      if (outdated(collection).length === 0) continue
+      // Opened before the write: lmdb cannot iterate a database first opened inside one.
+      this.records(collection)
+      for (const { spec } of this.indexes(collection)) this.index(collection, spec.name)
+      this.#env.transactionSync(() => {
+        for (const { spec } of outdated(collection)) this.addIndex(collection, spec)
+      })
+    }
   }
 
   /**
@@ -190,16 +213,15 @@ export class Engine {
     for (const [position, stored] of indexes.entries()) {
       const { spec } = stored
       const db = this.index(collection, spec.name)
-      const oldEntries = before && isIndexed(spec, before) ? indexEntries(stored, before) : undefined
-      const newEntries = after && isIndexed(spec, after) ? indexEntries(stored, after) : undefined
+      const oldEntries = before && isIndexed(spec, before) ? indexEntries(spec, before) : undefined
+      const newEntries = after && isIndexed(spec, after) ? indexEntries(spec, after) : undefined
       const oldKeys = new Map(oldEntries?.keys.map((key) => [JSON.stringify(key), key]))
       const newKeys = new Map(newEntries?.keys.map((key) => [JSON.stringify(key), key]))
-      if (before) for (const [text, key] of oldKeys) if (!after || before._id !== after._id || !newKeys.has(text)) db.removeSync([...key, before._id])
+      if (before) for (const [text, key] of oldKeys) if (!after || before._id !== after._id || !newKeys.has(text)) db.removeSync(entryKey(stored, key, before._id))
       if (!after || !newEntries) continue
       for (const [text, key] of newKeys) {
         if (before && before._id === after._id && oldKeys.has(text)) continue
-        if (spec.unique) this.#checkUnique(db, spec, key, after._id)
-        db.putSync([...key, after._id], null)
+        this.#putEntry(db, stored, key, after._id)
       }
       if (revealsArrays(stored, newEntries)) {
         updated ??= structuredClone(indexes)
@@ -212,10 +234,15 @@ export class Engine {
     else if (before) records.removeSync(before._id)
   }
 
-  #checkUnique(db: IndexDb, spec: IndexSpec, values: IndexKey, id: string): void {
-    for (const key of db.getKeys({ start: values, end: [...values, KEY_END] })) {
-      if (key.at(-1) !== id) throw new DuplicateKeyError(spec.name, values.filter((_, i) => i % 2 === 1))
+  /** Adds the record's entry for `values`; in a unique index, refuses values another record holds. */
+  #putEntry(db: IndexDb, stored: StoredIndex, values: IndexKey, id: string): void {
+    if (stored.format !== UNIQUE_KEYS) {
+      db.putSync([...values, id], null)
+      return
     }
+    const owner = db.get(values)
+    if (owner !== undefined && owner !== id) throw new DuplicateKeyError(stored.spec.name, values.filter((_, i) => i % 2 === 1))
+    db.putSync(values, id)
   }
 
   /**
@@ -227,18 +254,16 @@ export class Engine {
     const existing = indexes.find((stored) => stored.spec.name === spec.name)
     if (existing) {
       if (!sameSpec(existing.spec, spec)) throw new RecordsError(`index ${spec.name} already exists with another definition`)
-      if (existing.format === ELEMENT_KEYS) return
+      if (existing.format === formatOf(existing.spec)) return
     }
-    const stored: StoredIndex = { spec: existing?.spec ?? spec, multikey: false, format: ELEMENT_KEYS, multikeyPaths: [] }
+    const definition = existing?.spec ?? spec
+    const stored: StoredIndex = { spec: definition, multikey: false, format: formatOf(definition), multikeyPaths: [] }
     const db = this.index(collection, spec.name)
     clear(db)
     for (const { value: record } of this.records(collection).getRange()) {
-      if (!isIndexed(stored.spec, record)) continue
-      const entries = indexEntries(stored, record)
-      for (const key of entries.keys) {
-        if (stored.spec.unique) this.#checkUnique(db, stored.spec, key, record._id)
-        db.putSync([...key, record._id], null)
-      }
+      if (!isIndexed(definition, record)) continue
+      const entries = indexEntries(definition, record)
+      for (const key of entries.keys) this.#putEntry(db, stored, key, record._id)
       noteArrays(stored, entries)
     }
     this.#meta.putSync(collection, existing ? indexes.map((other) => (other === existing ? stored : other)) : [...indexes, stored])

@@ -1,5 +1,5 @@
 import { compileFilter, type Matcher } from '../match.js'
-import { getPath, sortKey } from '../sort-order.js'
+import { sortKey } from '../sort-order.js'
 import type { IndexSpec, StoredRecord } from '../port.js'
 
 /** Sorts after every tag (numbers) and every hex `_id` in ordered-binary, so it closes a key range. */
@@ -7,42 +7,43 @@ export const KEY_END = '\uffff'
 
 export type IndexKey = Array<number | string>
 
-/** The entry format of indexes built by this version: one entry per distinct array element (Mongo's multikey). */
+/** Entries `[...values, _id] → null`: one per distinct array element of the record (Mongo's multikey). */
 export const ELEMENT_KEYS = 2
+/**
+ * Entries of unique indexes: `[...values] → _id`. Values name at most one record, so a lookup or a uniqueness
+ * check is one read instead of a range scan.
+ */
+export const UNIQUE_KEYS = 3
+export type IndexFormat = typeof ELEMENT_KEYS | typeof UNIQUE_KEYS
+
+/** The entry format this version builds for the index; indexes in another one are rebuilt when the store opens. */
+export function formatOf(spec: IndexSpec): IndexFormat {
+  return spec.unique === true ? UNIQUE_KEYS : ELEMENT_KEYS
+}
 
 /**
- * A persisted index definition. `multikey` once any record stored an array along an indexed path.
- * Indexes without `format` were built by an older version (one entry per record, arrays keyed whole) and are
- * never used to plan; `ensureIndex` rebuilds them in the current format.
+ * A persisted index definition. `multikey` once any record stored an array along an indexed path. `format` is
+ * absent from indexes built by the oldest versions (one entry per record, arrays keyed whole).
  */
 export interface StoredIndex {
   spec: IndexSpec
   multikey: boolean
-  format?: typeof ELEMENT_KEYS
+  format?: IndexFormat
   /** The indexed paths along which some record stored an array. */
   multikeyPaths?: string[]
   /** Some record holds arrays that keys cannot mirror (arrays of arrays, a numeric path segment into an array). */
   opaque?: boolean
 }
 
-/** A record's entries in one index (each `[tag, value, ...]`, `_id` not included), and what they revealed. */
+/** A record's entry keys in one index (each `[tag, value, ...]`, without `_id`), and what they revealed. */
 export interface IndexEntries {
   keys: IndexKey[]
   arrayPaths: string[]
   opaque: boolean
 }
 
-/** Legacy entries: `[tag, value, tag, value, ...]` of each field's whole value. */
-export function indexValues(spec: IndexSpec, record: StoredRecord): IndexKey {
-  return Object.keys(spec.fields).flatMap((path) => sortKey(getPath(record, path)))
-}
-
 export function valuesKey(values: unknown[]): IndexKey {
   return values.flatMap((value) => sortKey(value))
-}
-
-function hasArrayValue(spec: IndexSpec, record: StoredRecord): boolean {
-  return Object.keys(spec.fields).some((path) => Array.isArray(getPath(record, path)))
 }
 
 interface Expansion {
@@ -87,11 +88,7 @@ function expand(value: unknown, segments: string[], at: number, out: Expansion):
 }
 
 /** The record's entries: the cartesian product of each field's distinct values (one entry when no arrays). */
-export function indexEntries(stored: StoredIndex, record: StoredRecord): IndexEntries {
-  const { spec } = stored
-  if (stored.format !== ELEMENT_KEYS) {
-    return { keys: [indexValues(spec, record)], arrayPaths: hasArrayValue(spec, record) ? Object.keys(spec.fields) : [], opaque: false }
-  }
+export function indexEntries(spec: IndexSpec, record: StoredRecord): IndexEntries {
   let keys: IndexKey[] = [[]]
   const arrayPaths: string[] = []
   let opaque = false

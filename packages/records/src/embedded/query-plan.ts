@@ -3,7 +3,8 @@ import { compileFilter, type Matcher } from '../match.js'
 import type { Filter, StoredRecord } from '../port.js'
 import { getPath, sortKey, type SortField } from '../sort-order.js'
 import type { Engine } from './engine.js'
-import { ELEMENT_KEYS, KEY_END, partialMatcher, valuesKey, type IndexKey, type StoredIndex } from './index-keys.js'
+import type { RangeOptions } from 'lmdb'
+import { KEY_END, partialMatcher, UNIQUE_KEYS, valuesKey, type IndexKey, type StoredIndex } from './index-keys.js'
 
 type Scalar = string | number | boolean | null
 
@@ -51,17 +52,25 @@ function impliesPartial(index: StoredIndex, eq: Map<string, Scalar>): boolean {
   return partialMatcher(spec).test(probe)
 }
 
-/** Indexes built in the current entry format, with no arrays their keys cannot mirror. */
-function plannable(index: StoredIndex): boolean {
-  return index.format === ELEMENT_KEYS && index.opaque !== true
+/** The index's entries in a key range, in key order, each with the `_id` of its record. */
+function * entries(engine: Engine, collection: string, index: StoredIndex, range: RangeOptions): Generator<{ key: IndexKey, id: string }> {
+  const db = engine.index(collection, index.spec.name)
+  if (index.format === UNIQUE_KEYS) {
+    for (const { key, value } of db.getRange(range)) yield { key, id: value as string }
+  } else {
+    for (const key of db.getKeys(range)) yield { key, id: key.at(-1) as string }
+  }
 }
+
+const sameKey = (a: IndexKey, b: IndexKey) => a.length === b.length && a.every((part, i) => part === b[i])
 
 function planIndex(indexes: StoredIndex[], filter: Filter, sort: SortField[]): IndexPlan | undefined {
   const eq = equalities(filter)
   let best: IndexPlan | undefined
   let bestScore = -1
   for (const index of indexes) {
-    if (!plannable(index) || !impliesPartial(index, eq)) continue
+    // Keys cannot mirror an opaque index's arrays (arrays of arrays, numeric segments into arrays).
+    if (index.opaque === true || !impliesPartial(index, eq)) continue
     // On an array path, an index key is one element: equality on a scalar finds the records holding it, but
     // `null` also matches missing fields and sorting compares whole arrays, so neither can use those keys.
     const multikeyPaths = new Set(index.multikeyPaths ?? [])
@@ -116,17 +125,16 @@ export function countRecords(engine: Engine, collection: string, filter: Filter)
   }
   const plan = planIndex(engine.indexes(collection), filter, ID_ORDER)
   if (!plan || !answeredByIndex(filter, plan)) return findRecords(engine, collection, filter, { sort: ID_ORDER }).length
-  const db = engine.index(collection, plan.index.spec.name)
   const range = { start: plan.prefix, end: [...plan.prefix, KEY_END] }
   if (!plan.dedupe) {
-    const count = db.getKeysCount(range)
+    const count = engine.index(collection, plan.index.spec.name).getKeysCount(range)
     engine.stats.reads += count
     return count
   }
   const ids = new Set<string>()
-  for (const key of db.getKeys(range)) {
+  for (const { id } of entries(engine, collection, plan.index, range)) {
     engine.stats.reads++
-    ids.add(key.at(-1) as string)
+    ids.add(id)
   }
   return ids.size
 }
@@ -184,13 +192,19 @@ export function findRecords(engine: Engine, collection: string, filter: Filter, 
     }(), filter, options)
   }
 
-  const db = engine.index(collection, plan.index.spec.name)
-  const load = function * (start: IndexKey, end: IndexKey, reverse: boolean, skipKey?: string): Generator<StoredRecord> {
+  /**
+   * Records in index order from `start`. Past `afterId`: a unique index's key holds no `_id`, so an entry of
+   * another record at `start` itself (with `after`'s values, `after` not being in a partial index) is past
+   * `after` only when its `_id` is.
+   */
+  const load = function * (start: IndexKey, end: IndexKey, reverse: boolean, afterId?: string): Generator<StoredRecord> {
     const seen = plan.dedupe ? new Set<string>() : undefined
-    for (const key of db.getKeys({ start, end, reverse })) {
+    let first = true
+    for (const { key, id } of entries(engine, collection, plan.index, { start, end, reverse })) {
       engine.stats.reads++
-      const id = key.at(-1) as string
-      if (id === skipKey) continue
+      const atStart = first && afterId !== undefined && sameKey(key, start)
+      first = false
+      if (afterId !== undefined && (id === afterId || (atStart && (reverse ? id > afterId : id < afterId)))) continue
       if (seen) {
         if (seen.has(id)) continue
         seen.add(id)
@@ -205,16 +219,16 @@ export function findRecords(engine: Engine, collection: string, filter: Filter, 
   if (!plan.ordered) return pageInMemory(load(low, high, false), filter, options)
   // Entries and records are read in one snapshot, so when the prefix answers the filter every candidate matches.
   const exact = answeredByIndex(filter, plan)
-  // A unique index answering the filter holds at most one entry in the range (a lookup by `externalId`, by
-  // name): one seek, without the generators and page bookkeeping of a scan.
-  if (exact && plan.index.spec.unique && !after) {
+  // Equalities on every field of a unique index name at most one record (a lookup by `externalId`, by name):
+  // one read of the entry, without the generators and page bookkeeping of a scan.
+  if (exact && plan.index.format === UNIQUE_KEYS && plan.prefixFields.length === Object.keys(plan.index.spec.fields).length && !after) {
     if (skip > 0 || wanted === 0) return []
-    for (const key of db.getKeys({ start: low, end: high, limit: 1 })) {
-      engine.stats.reads += 2
-      const record = records.get(key.at(-1) as string)
-      return record ? [record] : []
-    }
-    return []
+    engine.stats.reads++
+    const id = engine.index(collection, plan.index.spec.name).get(low)
+    if (id === undefined || id === null) return []
+    engine.stats.reads++
+    const record = records.get(id)
+    return record ? [record] : []
   }
   if (!after) return plan.reverse ? take(load(high, low, true), exact) : take(load(low, high, false), exact)
 
@@ -225,7 +239,8 @@ export function findRecords(engine: Engine, collection: string, filter: Filter, 
   const afterInRange = plan.prefixFields.every((path, i) =>
     !sorted.has(path) || JSON.stringify(sortKey(getPath(after, path))) === JSON.stringify(low.slice(2 * i, 2 * i + 2)))
   if (!afterInRange) return pageInMemory(load(low, high, false), filter, options)
-  const from = [...low, ...valuesKey(fields.slice(plan.prefixFields.length).map((path) => getPath(after, path))), after._id]
+  const values = [...low, ...valuesKey(fields.slice(plan.prefixFields.length).map((path) => getPath(after, path)))]
+  const from = plan.index.format === UNIQUE_KEYS ? values : [...values, after._id]
   return plan.reverse
     ? take(load(from, low, true, after._id), exact)
     : take(load(from, high, false, after._id), exact)
