@@ -11,12 +11,16 @@ export interface PageOptions {
   limit?: number
 }
 
-/** Filters, pages and orders candidate records with Mongo semantics (mingo for matching). */
-export function pageInMemory(candidates: Iterable<StoredRecord>, filter: Filter, options: PageOptions): StoredRecord[] {
+/**
+ * Filters, pages and orders candidates with Mongo semantics (mingo for matching); `recordOf` gives the record
+ * a candidate stands for (a stored row, or the record itself).
+ */
+export function pageInMemory<C>(candidates: Iterable<C>, filter: Filter, options: PageOptions, recordOf: (candidate: C) => StoredRecord): C[] {
   const match = compileFilter(options.after ? { $and: [filter, afterFilter(options.sort, options.after)] } : filter)
-  const matching: StoredRecord[] = []
-  for (const record of candidates) if (match.test(record)) matching.push(record)
-  matching.sort(compareRecords(options.sort))
+  const matching: C[] = []
+  for (const candidate of candidates) if (match.test(recordOf(candidate))) matching.push(candidate)
+  const compare = compareRecords(options.sort)
+  matching.sort((a, b) => compare(recordOf(a), recordOf(b)))
   const start = options.skip ?? 0
   return matching.slice(start, options.limit === undefined ? undefined : start + options.limit)
 }

@@ -3,7 +3,10 @@
  * embedded (lmdb + mingo) and mongo adapters are interchangeable and one contract suite covers both.
  */
 
-/** Every stored record has a string `_id`. */
+/**
+ * Every stored record has a string `_id`. Records hold JSON values (strings, numbers, booleans, null, arrays,
+ * objects): the embedded adapter keeps each record as its JSON text.
+ */
 export interface StoredRecord {
   _id: string
   [field: string]: unknown
@@ -15,6 +18,12 @@ export type Filter = Record<string, unknown>
 export type Sort = Record<string, 1 | -1>
 /** `{field: 1}` (include) or `{field: 0}` (exclude), as Mongo. */
 export type Projection = Record<string, 0 | 1>
+
+/** A record as JSON text (what `JSON.stringify` gives for it), with its `_id`. */
+export interface RecordText {
+  _id: string
+  json: string
+}
 
 export interface FindOptions {
   sort?: Sort
@@ -45,6 +54,11 @@ export interface IndexSpec {
 
 export interface Collection<T extends StoredRecord = StoredRecord> {
   find(filter: Filter, options?: FindOptions): Promise<T[]>
+  /**
+   * `find` without projection, each record as JSON text. An answer made of whole records is assembled from
+   * these, without decoding and re-encoding each record where the adapter keeps them as JSON (the embedded one).
+   */
+  findText(filter: Filter, options?: Omit<FindOptions, 'projection'>): Promise<RecordText[]>
   findOne(filter: Filter, options?: { projection?: Projection }): Promise<T | null>
   count(filter: Filter): Promise<number>
   /** Throws `DuplicateKeyError` when a unique index (or `_id`) is taken. */

@@ -3,46 +3,49 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { open } from 'lmdb'
 import t from 'tap'
-import { DuplicateKeyError, newObjectId, openEmbeddedStore } from '../src/index.js'
+import { DuplicateKeyError, newObjectId, openEmbeddedStore, type StoredRecord } from '../src/index.js'
 
-// A data dir written by earlier versions holds indexes in their entry formats: unique ones as `[...values, _id]`
-// (format 2), the oldest ones without a format, keying an array whole. Opening the store rebuilds them.
-t.test('indexes in an earlier entry format are rebuilt when the store opens', async (t) => {
+// A data dir written by earlier versions: records as msgpack values sharing structures under `r/<collection>`,
+// a unique index as `[...values, _id]` entries (format 2), and an index of the oldest versions (no format) that
+// keys an array whole. Opening the store rewrites the records as JSON and rebuilds both indexes.
+t.test('records and indexes of earlier versions are upgraded when the store opens', async (t) => {
   const dataDir = mkdtempSync(join(tmpdir(), 'quire-upgrade-'))
   t.teardown(() => rmSync(dataDir, { recursive: true, force: true }))
-  const ids = [newObjectId(), newObjectId(), newObjectId()]
-  let store = openEmbeddedStore(dataDir)
-  const items = store.collection('items')
-  await items.ensureIndex({ name: 'code', fields: { code: 1 }, unique: true })
-  await items.ensureIndex({ name: 'tags', fields: { tags: 1 } })
-  for (const [i, _id] of ids.entries()) await items.insertOne({ _id, code: `c${i}`, tags: ['all', `t${i}`] })
-  await store.close()
-
-  // Rewrite both indexes as the earlier versions left them.
+  const records: StoredRecord[] = [0, 1, 2].map((i) => ({ _id: newObjectId(), code: `c${i}`, tags: ['all', `t${i}`], nested: { n: i } }))
   const env = open({ path: join(dataDir, 'records'), maxDbs: 4096 })
-  const meta = env.openDB<Array<Record<string, unknown>>, string>({ name: '__meta', keyEncoding: 'ordered-binary' })
+  const old = env.openDB<StoredRecord, string>({ name: 'r/items', keyEncoding: 'ordered-binary', sharedStructuresKey: Symbol.for('structures') })
+  const meta = env.openDB<unknown[], string>({ name: '__meta', keyEncoding: 'ordered-binary' })
   const code = env.openDB<null, Array<string | number>>({ name: 'i/items/code', keyEncoding: 'ordered-binary' })
   const tags = env.openDB<null, Array<string | number>>({ name: 'i/items/tags', keyEncoding: 'ordered-binary' })
   await env.transaction(() => {
-    for (const key of code.getKeys()) code.removeSync(key)
-    for (const key of tags.getKeys()) tags.removeSync(key)
-    for (const [i, _id] of ids.entries()) {
-      code.putSync([3, `c${i}`, _id], null)
-      tags.putSync([5, JSON.stringify(['all', `t${i}`]), _id], null)
+    for (const [i, record] of records.entries()) {
+      old.putSync(record._id, record)
+      code.putSync([3, `c${i}`, record._id], null)
+      tags.putSync([5, JSON.stringify(record.tags), record._id], null)
     }
-    const [codeIndex, tagsIndex] = meta.get('items') ?? []
-    meta.putSync('items', [{ ...codeIndex, format: 2 }, { spec: tagsIndex?.spec, multikey: true }])
+    meta.putSync('items', [
+      { spec: { name: 'code', fields: { code: 1 }, unique: true }, multikey: false, format: 2, multikeyPaths: [] },
+      { spec: { name: 'tags', fields: { tags: 1 } }, multikey: true }
+    ])
   })
   await env.close()
 
-  store = openEmbeddedStore(dataDir)
+  const store = openEmbeddedStore(dataDir)
   t.teardown(() => store.close())
-  const again = store.collection('items')
-  const reads = () => store.stats.reads
-  const start = reads()
-  t.equal((await again.findOne({ code: 'c1' }))?._id, ids[1], 'a unique lookup finds the record')
-  t.ok(reads() - start <= 2, `in ${reads() - start} reads`)
-  await t.rejects(again.insertOne({ _id: newObjectId(), code: 'c2' }), DuplicateKeyError, 'uniqueness still holds')
-  t.same((await again.find({ tags: 'all' })).map((item) => item._id), ids, 'array elements are keyed one by one')
-  t.equal(await again.count({ tags: 't0' }), 1)
+  const items = store.collection('items')
+  t.same(await items.find({}), records, 'every record reads back as written')
+  const start = store.stats.reads
+  t.equal((await items.findOne({ code: 'c1' }))?._id, records[1]?._id, 'a unique lookup finds the record')
+  t.ok(store.stats.reads - start <= 2, `in ${store.stats.reads - start} reads`)
+  await t.rejects(items.insertOne({ _id: newObjectId(), code: 'c2' }), DuplicateKeyError, 'uniqueness still holds')
+  t.same((await items.find({ tags: 'all' })).map((item) => item._id), records.map((record) => record._id), 'array elements are keyed one by one')
+  t.equal(await items.count({}), 3)
+
+  await store.close()
+  const reopened = open({ path: join(dataDir, 'records'), maxDbs: 4096 })
+  t.same([...reopened.getKeys()].filter((name) => String(name).startsWith('r/')), [], 'the msgpack records are gone')
+  await reopened.close()
+  const again = openEmbeddedStore(dataDir)
+  t.teardown(() => again.close())
+  t.same(await again.collection('items').find({ tags: 't0' }), [records[0]], 'reopened without upgrading anew')
 })

@@ -98,6 +98,29 @@ export function recordStoreContract(t: Test, target: ContractTarget): void {
     t.same(await c.findOne({ _id: ids[0] }, { projection: { _id: 0, n: 1 } }), { n: 0 })
   })
 
+  t.test('findText answers what find answers, each record as JSON text', async (t) => {
+    const { collection: c, items } = await seed(30, (i) => ({ n: i % 4, group: `g${i % 3}`, tags: [`t${i % 2}`], nested: { deep: { value: i } } }))
+    await c.ensureIndex({ name: 'group_n', fields: { group: 1, n: 1 } })
+    const asText = (records: Item[]) => records.map((record) => ({ _id: record._id, json: JSON.stringify(record) }))
+    const cases: Array<[Record<string, unknown>, { sort?: Sort, skip?: number, limit?: number, after?: string }]> = [
+      [{}, {}],
+      [{ group: 'g1' }, { sort: { n: 1 }, limit: 4 }],
+      [{ group: 'g1' }, { sort: { n: 1 }, limit: 4, after: items[4]?._id }],
+      [{ n: { $gte: 2 } }, { sort: { group: -1 }, skip: 2, limit: 5 }],
+      [{ _id: items[3]?._id }, {}]
+    ]
+    for (const [filter, options] of cases) {
+      const texts = await c.findText(filter, options)
+      t.same(texts, asText(await c.find(filter, options)), `${JSON.stringify(filter)} ${JSON.stringify(options)}`)
+    }
+    const added: Item = { _id: newObjectId(), n: 9, group: 'g1' }
+    await store.transaction(async (tx) => {
+      const inside = tx.collection<Item>(`c${counter}`)
+      await inside.insertOne(added)
+      t.same(await inside.findText({ n: 9 }), asText([added]), 'a transaction answers its own writes')
+    })
+  })
+
   t.test('keyset pagination under three sorts loses and repeats nothing', async (t) => {
     const { collection: c, items } = await seed(47, (i) => ({
       n: i % 3,

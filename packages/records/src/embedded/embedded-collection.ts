@@ -2,9 +2,9 @@ import { applyUpdate } from '../apply-update.js'
 import { ConflictError, DuplicateKeyError, InvalidQueryError } from '../errors.js'
 import { project } from '../in-memory-query.js'
 import { normalizeSort } from '../sort-order.js'
-import type { Collection, Filter, FindOptions, IndexSpec, Projection, StoredRecord, Update, UpdateOptions } from '../port.js'
+import type { Collection, Filter, FindOptions, IndexSpec, Projection, RecordText, StoredRecord, Update, UpdateOptions } from '../port.js'
 import type { Engine } from './engine.js'
-import { countRecords, findRecords } from './query-plan.js'
+import { countRecords, findRows, type Row } from './query-plan.js'
 
 export function checkRecord(record: StoredRecord): void {
   if (typeof record._id !== 'string' || record._id === '') throw new InvalidQueryError('records need a string _id')
@@ -18,10 +18,10 @@ export function checkHash(record: StoredRecord, options: UpdateOptions | undefin
 export class EmbeddedCollection<T extends StoredRecord> implements Collection<T> {
   constructor(private readonly engine: Engine, private readonly name: string) {}
 
-  #find(filter: Filter, options: FindOptions = {}): StoredRecord[] {
-    const after = options.after === undefined ? undefined : this.engine.records(this.name).get(options.after)
+  #find(filter: Filter, options: FindOptions = {}): Row[] {
+    const after = options.after === undefined ? undefined : this.engine.read(this.name, options.after)
     if (options.after !== undefined && !after) throw new InvalidQueryError(`after: no record ${options.after}`)
-    return findRecords(this.engine, this.name, filter, {
+    return findRows(this.engine, this.name, filter, {
       sort: normalizeSort(options.sort),
       after,
       skip: options.skip,
@@ -30,7 +30,11 @@ export class EmbeddedCollection<T extends StoredRecord> implements Collection<T>
   }
 
   async find(filter: Filter, options: FindOptions = {}): Promise<T[]> {
-    return project(this.#find(filter, options) as T[], options.projection)
+    return project(this.#find(filter, options).map((row) => row.record as T), options.projection)
+  }
+
+  async findText(filter: Filter, options: Omit<FindOptions, 'projection'> = {}): Promise<RecordText[]> {
+    return this.#find(filter, options).map((row) => ({ _id: row.id, json: row.json }))
   }
 
   async findOne(filter: Filter, options: { projection?: Projection } = {}): Promise<T | null> {
@@ -52,7 +56,7 @@ export class EmbeddedCollection<T extends StoredRecord> implements Collection<T>
 
   async updateOne(filter: Filter, update: Update, options?: UpdateOptions): Promise<T | null> {
     return this.engine.write([this.name], () => {
-      const [before] = this.#find(filter, { limit: 1 })
+      const before = this.#find(filter, { limit: 1 })[0]?.record
       if (!before) return null
       checkHash(before, options)
       const after = applyUpdate(before, update)
@@ -63,7 +67,7 @@ export class EmbeddedCollection<T extends StoredRecord> implements Collection<T>
 
   async deleteOne(filter: Filter, options?: UpdateOptions): Promise<T | null> {
     return this.engine.write([this.name], () => {
-      const [before] = this.#find(filter, { limit: 1 })
+      const before = this.#find(filter, { limit: 1 })[0]?.record
       if (!before) return null
       checkHash(before, options)
       this.engine.putRecord(this.name, before, undefined)
@@ -74,7 +78,7 @@ export class EmbeddedCollection<T extends StoredRecord> implements Collection<T>
   async deleteMany(filter: Filter): Promise<number> {
     return this.engine.write([this.name], () => {
       const doomed = this.#find(filter)
-      for (const record of doomed) this.engine.putRecord(this.name, record, undefined)
+      for (const { record } of doomed) this.engine.putRecord(this.name, record, undefined)
       return doomed.length
     })
   }

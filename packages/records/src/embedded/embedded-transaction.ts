@@ -2,10 +2,11 @@ import { applyUpdate } from '../apply-update.js'
 import { ConflictError, DuplicateKeyError, InvalidQueryError, RecordsError } from '../errors.js'
 import { pageInMemory, project } from '../in-memory-query.js'
 import { normalizeSort } from '../sort-order.js'
-import type { Collection, Filter, FindOptions, Projection, StoredRecord, Transaction, Update, UpdateOptions } from '../port.js'
+import type { Collection, Filter, FindOptions, Projection, RecordText, StoredRecord, Transaction, Update, UpdateOptions } from '../port.js'
 import { checkHash, checkRecord } from './embedded-collection.js'
 import type { Engine } from './engine.js'
-import { findRecords } from './query-plan.js'
+import { recordTexts } from '../record-text.js'
+import { findRows } from './query-plan.js'
 
 interface Staged {
   /** The committed record this write was based on; commit refuses if it changed meanwhile. */
@@ -39,9 +40,8 @@ export class EmbeddedTransaction implements Transaction {
     if (this.#staged.size === 0) return
     await this.engine.write([...this.#staged.keys()], () => {
       for (const [name, staged] of this.#staged) {
-        const records = this.engine.records(name)
         for (const [id, { base, next }] of staged) {
-          const current = records.get(id)
+          const current = this.engine.read(name, id)
           if (JSON.stringify(current) !== JSON.stringify(base)) throw new ConflictError()
           this.engine.putRecord(name, current, next)
         }
@@ -55,16 +55,16 @@ class TransactionCollection<T extends StoredRecord> implements Collection<T> {
 
   #get(id: string): StoredRecord | undefined {
     const staged = this.staged.get(id)
-    return staged ? staged.next : this.engine.records(this.name).get(id)
+    return staged ? staged.next : this.engine.read(this.name, id)
   }
 
   #find(filter: Filter, options: FindOptions = {}): StoredRecord[] {
     const sort = normalizeSort(options.sort)
     const after = options.after === undefined ? undefined : this.#get(options.after)
     if (options.after !== undefined && !after) throw new InvalidQueryError(`after: no record ${options.after}`)
-    const committed = findRecords(this.engine, this.name, filter, { sort }).filter((record) => !this.staged.has(record._id))
+    const committed = findRows(this.engine, this.name, filter, { sort }).filter((row) => !this.staged.has(row.id)).map((row) => row.record)
     const pending = [...this.staged.values()].flatMap(({ next }) => (next ? [next] : []))
-    return pageInMemory([...committed, ...pending], filter, { sort, after, skip: options.skip, limit: options.limit })
+    return pageInMemory([...committed, ...pending], filter, { sort, after, skip: options.skip, limit: options.limit }, (record) => record)
   }
 
   #stage(before: StoredRecord | undefined, id: string, next: StoredRecord | undefined): void {
@@ -74,6 +74,10 @@ class TransactionCollection<T extends StoredRecord> implements Collection<T> {
 
   async find(filter: Filter, options: FindOptions = {}): Promise<T[]> {
     return project(this.#find(filter, options) as T[], options.projection)
+  }
+
+  async findText(filter: Filter, options: Omit<FindOptions, 'projection'> = {}): Promise<RecordText[]> {
+    return recordTexts(this.#find(filter, options))
   }
 
   async findOne(filter: Filter, options: { projection?: Projection } = {}): Promise<T | null> {

@@ -3,18 +3,14 @@ import { DuplicateKeyError, RecordsError, StoreUnavailableError } from '../error
 import type { IndexSpec, StoredRecord } from '../port.js'
 import { formatOf, indexEntries, isIndexed, sameSpec, UNIQUE_KEYS, type IndexEntries, type IndexKey, type StoredIndex } from './index-keys.js'
 
-type RecordsDb = Database<StoredRecord, string>
+/** Records as JSON text: a page of whole records is answered without decoding and re-encoding them. */
+type RecordsDb = Database<string, string>
 /** Entry values: the record's `_id` in unique indexes, nothing in the others (the `_id` ends the key). */
 type IndexDb = Database<string | null, IndexKey>
-/** The msgpackr encoder lmdb keeps per database (not in lmdb's typings). */
-type WithEncoder = { encoder?: { structures?: { uninitialized?: boolean } } }
 
-/**
- * Where a records database keeps the msgpackr record structures (key lists) its values share: a value then
- * holds only a structure id and the values, so decoding skips building a structure per read (4-5× faster).
- * Symbol keys stay outside every key range, so scans and counts never see it.
- */
-const STRUCTURES = Symbol.for('structures')
+/** Earlier versions kept records as msgpack under `r/<collection>`, sharing the key lists stored under the symbol. */
+const MSGPACK_RECORDS = 'r/'
+const MSGPACK_STRUCTURES = Symbol.for('structures')
 
 /** `clearSync` opens its own transaction, which cannot nest in ours. */
 function clear(db: Database<unknown, string | IndexKey>): void {
@@ -48,7 +44,7 @@ function noteArrays(stored: StoredIndex, entries: IndexEntries): boolean {
 }
 
 /** Where the record's entry for `values` is: unique indexes key the values alone, the others end the key with `_id`. */
-export function entryKey(stored: StoredIndex, values: IndexKey, id: string): IndexKey {
+function entryKey(stored: StoredIndex, values: IndexKey, id: string): IndexKey {
   return stored.format === UNIQUE_KEYS ? values : [...values, id]
 }
 
@@ -72,7 +68,24 @@ export class Engine {
   constructor(path: string) {
     this.#env = open({ path, maxDbs: 4096, mapSize: 2 ** 34 })
     this.#meta = this.#env.openDB({ name: '__meta', keyEncoding: 'ordered-binary' })
+    this.#upgradeRecords()
     this.#upgradeIndexes()
+  }
+
+  /** Rewrites, once, the records an earlier version stored as msgpack into JSON text, collection by collection. */
+  #upgradeRecords(): void {
+    // Database names are the root's keys; collected first, since opening a database writes one.
+    const names = [...this.#env.getKeys()].filter((name): name is string => typeof name === 'string' && name.startsWith(MSGPACK_RECORDS))
+    for (const name of names) {
+      const old = this.#env.openDB<StoredRecord, string>({ name, keyEncoding: 'ordered-binary', sharedStructuresKey: MSGPACK_STRUCTURES })
+      const records = this.records(name.slice(MSGPACK_RECORDS.length))
+      this.#env.transactionSync(() => {
+        // Without `start` the range begins after the symbol key of the shared structures.
+        for (const { key, value } of old.getRange()) records.putSync(key, JSON.stringify(value))
+      })
+      // Once the copy is committed; a crash in between leaves a copy that the next open makes again.
+      old.dropSync()
+    }
   }
 
   /**
@@ -81,7 +94,7 @@ export class Engine {
    */
   #upgradeIndexes(): void {
     const outdated = (collection: string) => this.indexes(collection).filter((stored) => stored.format !== formatOf(stored.spec))
-    for (const collection of this.#meta.getKeys()) {
+    for (const collection of [...this.#meta.getKeys()]) {
       if (outdated(collection).length === 0) continue
       // Opened before the write: lmdb cannot iterate a database first opened inside one.
       this.records(collection)
@@ -101,42 +114,36 @@ export class Engine {
     if (this.#closing && !this.#inWork) throw new StoreUnavailableError('the embedded store is closed')
   }
 
+  /** The collection's records, each its JSON text under its `_id`. */
   records(collection: string): RecordsDb {
-    return this.#open(`r/${collection}`, STRUCTURES) as RecordsDb
+    return this.#open(`json/${collection}`, 'string') as RecordsDb
   }
 
-  /** The number of records, from the database's entry count (one read), less its shared-structures entry. */
+  /** The record decoded, or undefined. */
+  read(collection: string, id: string): StoredRecord | undefined {
+    const json = this.records(collection).get(id)
+    return json === undefined ? undefined : JSON.parse(json) as StoredRecord
+  }
+
+  /** The number of records, from the database's entry count (one read). */
   recordCount(collection: string): number {
     const records = this.records(collection)
     const { entryCount } = records.getStats() as { entryCount?: number }
-    if (entryCount === undefined) return records.getKeysCount()
-    return (records as Database<unknown, string | symbol>).doesExist(STRUCTURES) ? entryCount - 1 : entryCount
+    return entryCount ?? records.getKeysCount()
   }
 
   index(collection: string, name: string): IndexDb {
     return this.#open(`i/${collection}/${name}`) as IndexDb
   }
 
-  #open(name: string, sharedStructuresKey?: symbol): Database<unknown, string | IndexKey> {
+  #open(name: string, encoding?: 'string'): Database<unknown, string | IndexKey> {
     this.#assertOpen()
     let db = this.#dbs.get(name)
     if (!db) {
-      db = this.#env.openDB<unknown, string | IndexKey>({ name, keyEncoding: 'ordered-binary', sharedStructuresKey })
+      db = this.#env.openDB<unknown, string | IndexKey>({ name, keyEncoding: 'ordered-binary', encoding })
       this.#dbs.set(name, db)
     }
     return db
-  }
-
-  /**
-   * After a write rolled back, the structures it added to a database are gone from disk but still known to the
-   * encoder: marked uninitialized, each encoder reloads them from the store before its next value, so no value
-   * committed later can name a structure that was never saved.
-   */
-  #reloadStructures(): void {
-    for (const [name, db] of this.#dbs) {
-      const structures = name.startsWith('r/') ? (db as WithEncoder).encoder?.structures : undefined
-      if (structures) structures.uninitialized = true
-    }
   }
 
   /**
@@ -189,13 +196,9 @@ export class Engine {
         outcome = { ok: true, value: this.#env.transactionSync(work) }
       } catch (error) {
         outcome = { ok: false, error }
-        this.#reloadStructures()
       } finally {
         this.#inWork = false
       }
-    }).catch((error: unknown) => {
-      this.#reloadStructures()
-      throw error
     })
     // With lmdb's (default) overlapping sync, the transaction promise resolves once the batch is committed
     // and visible; `flushed` resolves once it is on disk.
@@ -230,7 +233,7 @@ export class Engine {
     }
     if (updated) this.#meta.putSync(collection, updated)
     const records = this.records(collection)
-    if (after) records.putSync(after._id, after)
+    if (after) records.putSync(after._id, JSON.stringify(after))
     else if (before) records.removeSync(before._id)
   }
 
@@ -260,7 +263,8 @@ export class Engine {
     const stored: StoredIndex = { spec: definition, multikey: false, format: formatOf(definition), multikeyPaths: [] }
     const db = this.index(collection, spec.name)
     clear(db)
-    for (const { value: record } of this.records(collection).getRange()) {
+    for (const { value } of this.records(collection).getRange()) {
+      const record = JSON.parse(value) as StoredRecord
       if (!isIndexed(definition, record)) continue
       const entries = indexEntries(definition, record)
       for (const key of entries.keys) this.#putEntry(db, stored, key, record._id)

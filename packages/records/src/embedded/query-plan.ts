@@ -64,6 +64,19 @@ function * entries(engine: Engine, collection: string, index: StoredIndex, range
 
 const sameKey = (a: IndexKey, b: IndexKey) => a.length === b.length && a.every((part, i) => part === b[i])
 
+/** A record as read: its stored JSON text, decoded only when something needs the record itself. */
+export class Row {
+  #record: StoredRecord | undefined
+  constructor(readonly id: string, readonly json: string) {}
+
+  /** Decoded on first use; each row decodes its own copy, which the caller may change. */
+  get record(): StoredRecord {
+    return (this.#record ??= JSON.parse(this.json) as StoredRecord)
+  }
+}
+
+const recordOf = (row: Row) => row.record
+
 function planIndex(indexes: StoredIndex[], filter: Filter, sort: SortField[]): IndexPlan | undefined {
   const eq = equalities(filter)
   let best: IndexPlan | undefined
@@ -118,13 +131,12 @@ function answeredByIndex(filter: Filter, plan: IndexPlan): boolean {
  * the index entries alone (no record is read), anything else by matching records.
  */
 export function countRecords(engine: Engine, collection: string, filter: Filter): number {
-  const records = engine.records(collection)
   if (Object.keys(filter).length === 0) {
     engine.stats.reads++
     return engine.recordCount(collection)
   }
   const plan = planIndex(engine.indexes(collection), filter, ID_ORDER)
-  if (!plan || !answeredByIndex(filter, plan)) return findRecords(engine, collection, filter, { sort: ID_ORDER }).length
+  if (!plan || !answeredByIndex(filter, plan)) return findRows(engine, collection, filter, { sort: ID_ORDER }).length
   const range = { start: plan.prefix, end: [...plan.prefix, KEY_END] }
   if (!plan.dedupe) {
     const count = engine.index(collection, plan.index.spec.name).getKeysCount(range)
@@ -142,30 +154,35 @@ export function countRecords(engine: Engine, collection: string, filter: Filter)
 /**
  * Answers a find from the cheapest source: an index whose order is the requested one (about `skip + limit`
  * entries read), a primary-key range under the `_id` order, an index narrowing the candidates by an equality
- * prefix, or else a scan. Every candidate is re-checked against the whole filter.
+ * prefix, or else a scan. Every candidate is re-checked against the whole filter, unless the index answers it.
  */
-export function findRecords(engine: Engine, collection: string, filter: Filter, options: PageOptions): StoredRecord[] {
+export function findRows(engine: Engine, collection: string, filter: Filter, options: PageOptions): Row[] {
   const records = engine.records(collection)
   const { sort, after } = options
   let match: Matcher | undefined
   const skip = options.skip ?? 0
   const wanted = options.limit === undefined ? Infinity : skip + options.limit
 
-  /** Pages off candidates already in order; `exact` when the candidates are the matches (no re-check). */
-  const take = (candidates: Iterable<StoredRecord>, exact = false): StoredRecord[] => {
-    const page: StoredRecord[] = []
-    for (const record of candidates) {
+  const matchesAll = Object.keys(filter).length === 0
+  /** Pages off candidates already in order; `exact` when the candidates are the matches (no re-check, no decoding). */
+  const take = (candidates: Iterable<Row>, exact = matchesAll): Row[] => {
+    const page: Row[] = []
+    for (const row of candidates) {
       if (page.length >= wanted) break
-      if (exact || (match ??= compileFilter(filter)).test(record)) page.push(record)
+      if (exact || (match ??= compileFilter(filter)).test(row.record)) page.push(row)
     }
     return page.slice(skip)
   }
+  const read = (id: string): Row | undefined => {
+    engine.stats.reads++
+    const json = records.get(id)
+    return json === undefined ? undefined : new Row(id, json)
+  }
 
   if (typeof filter._id === 'string') {
-    engine.stats.reads++
-    const record = records.get(filter._id)
-    if (!after && skip === 0 && Object.keys(filter).length === 1) return record && wanted > 0 ? [record] : []
-    return pageInMemory(record ? [record] : [], filter, options)
+    const row = read(filter._id)
+    if (!after && skip === 0 && Object.keys(filter).length === 1) return row && wanted > 0 ? [row] : []
+    return pageInMemory(row ? [row] : [], filter, options, recordOf)
   }
 
   const plan = planIndex(engine.indexes(collection), filter, sort)
@@ -175,21 +192,20 @@ export function findRecords(engine: Engine, collection: string, filter: Filter, 
   if (idOrder && !(plan && (plan.ordered || options.limit === undefined))) {
     const reverse = sort[0]?.direction === -1
     return take(function * () {
-      // Without `start` (not even undefined) the range begins after lmdb's symbol keys (shared structures).
       for (const { key, value } of records.getRange(after ? { start: after._id, reverse } : { reverse })) {
         engine.stats.reads++
-        if (key !== after?._id) yield value
+        if (key !== after?._id) yield new Row(key, value)
       }
     }())
   }
 
   if (!plan) {
     return pageInMemory(function * () {
-      for (const { value } of records.getRange()) {
+      for (const { key, value } of records.getRange()) {
         engine.stats.reads++
-        yield value
+        yield new Row(key, value)
       }
-    }(), filter, options)
+    }(), filter, options, recordOf)
   }
 
   /**
@@ -197,7 +213,7 @@ export function findRecords(engine: Engine, collection: string, filter: Filter, 
    * another record at `start` itself (with `after`'s values, `after` not being in a partial index) is past
    * `after` only when its `_id` is.
    */
-  const load = function * (start: IndexKey, end: IndexKey, reverse: boolean, afterId?: string): Generator<StoredRecord> {
+  const load = function * (start: IndexKey, end: IndexKey, reverse: boolean, afterId?: string): Generator<Row> {
     const seen = plan.dedupe ? new Set<string>() : undefined
     let first = true
     for (const { key, id } of entries(engine, collection, plan.index, { start, end, reverse })) {
@@ -209,14 +225,13 @@ export function findRecords(engine: Engine, collection: string, filter: Filter, 
         if (seen.has(id)) continue
         seen.add(id)
       }
-      engine.stats.reads++
-      const record = records.get(id)
-      if (record) yield record
+      const row = read(id)
+      if (row) yield row
     }
   }
   const low = plan.prefix
   const high = [...plan.prefix, KEY_END]
-  if (!plan.ordered) return pageInMemory(load(low, high, false), filter, options)
+  if (!plan.ordered) return pageInMemory(load(low, high, false), filter, options, recordOf)
   // Entries and records are read in one snapshot, so when the prefix answers the filter every candidate matches.
   const exact = answeredByIndex(filter, plan)
   // Equalities on every field of a unique index name at most one record (a lookup by `externalId`, by name):
@@ -225,10 +240,8 @@ export function findRecords(engine: Engine, collection: string, filter: Filter, 
     if (skip > 0 || wanted === 0) return []
     engine.stats.reads++
     const id = engine.index(collection, plan.index.spec.name).get(low)
-    if (id === undefined || id === null) return []
-    engine.stats.reads++
-    const record = records.get(id)
-    return record ? [record] : []
+    const row = typeof id === 'string' ? read(id) : undefined
+    return row ? [row] : []
   }
   if (!after) return plan.reverse ? take(load(high, low, true), exact) : take(load(low, high, false), exact)
 
@@ -238,7 +251,7 @@ export function findRecords(engine: Engine, collection: string, filter: Filter, 
   const sorted = new Set(sort.map(({ path }) => path))
   const afterInRange = plan.prefixFields.every((path, i) =>
     !sorted.has(path) || JSON.stringify(sortKey(getPath(after, path))) === JSON.stringify(low.slice(2 * i, 2 * i + 2)))
-  if (!afterInRange) return pageInMemory(load(low, high, false), filter, options)
+  if (!afterInRange) return pageInMemory(load(low, high, false), filter, options, recordOf)
   const values = [...low, ...valuesKey(fields.slice(plan.prefixFields.length).map((path) => getPath(after, path)))]
   const from = plan.index.format === UNIQUE_KEYS ? values : [...values, after._id]
   return plan.reverse

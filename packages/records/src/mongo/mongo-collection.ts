@@ -2,8 +2,9 @@ import type { ClientSession, Collection as DriverCollection, Document, Filter as
 import { isModifier } from '../apply-update.js'
 import { ConflictError, InvalidQueryError } from '../errors.js'
 import { afterFilter } from '../keyset.js'
+import { recordTexts } from '../record-text.js'
 import { normalizeSort } from '../sort-order.js'
-import type { Collection, Filter, FindOptions, IndexSpec, Projection, StoredRecord, Update, UpdateOptions } from '../port.js'
+import type { Collection, Filter, FindOptions, IndexSpec, Projection, RecordText, StoredRecord, Update, UpdateOptions } from '../port.js'
 import { ignoreCode, mapDuplicate } from './mongo-errors.js'
 
 type Doc = Document & { _id: string }
@@ -30,6 +31,10 @@ export class MongoCollection<T extends StoredRecord> implements Collection<T> {
     if (options.limit !== undefined) cursor.limit(options.limit)
     if (options.projection && Object.keys(options.projection).length > 0) cursor.project(options.projection)
     return (await cursor.toArray()) as T[]
+  }
+
+  async findText(filter: Filter, options: Omit<FindOptions, 'projection'> = {}): Promise<RecordText[]> {
+    return recordTexts(await this.find(filter, options))
   }
 
   async findOne(filter: Filter, options: { projection?: Projection } = {}): Promise<T | null> {
