@@ -49,8 +49,8 @@ function entryKey(stored: StoredIndex, values: IndexKey, id: string): IndexKey {
 }
 
 /**
- * The lmdb environment behind the embedded adapter: one sub-database of records per collection, one per
- * index, and a meta database holding index definitions (re-read on every operation, so processes sharing
+ * The lmdb environment behind the embedded adapter: one sub-database of records (JSON text) per collection,
+ * one per index, and a meta database holding index definitions (re-read on every operation, so processes sharing
  * the data dir see each other's indexes). Concurrent writes share one durable commit (see `write`).
  */
 export class Engine {
