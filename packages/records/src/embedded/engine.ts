@@ -1,4 +1,4 @@
-import { open, type Database, type RootDatabase } from 'lmdb'
+import { open, type Database, type Key, type RootDatabase } from 'lmdb'
 import { DuplicateKeyError, RecordsError, StoreUnavailableError } from '../errors.js'
 import type { IndexSpec, StoredRecord } from '../port.js'
 import { formatOf, indexEntries, isIndexed, sameSpec, UNIQUE_KEYS, type IndexEntries, type IndexKey, type StoredIndex } from './index-keys.js'
@@ -13,7 +13,7 @@ const MSGPACK_RECORDS = 'r/'
 const MSGPACK_STRUCTURES = Symbol.for('structures')
 
 /** `clearSync` opens its own transaction, which cannot nest in ours. */
-function clear(db: Database<unknown, string | IndexKey>): void {
+function clear<K extends Key>(db: Database<unknown, K>): void {
   for (const key of db.getKeys()) db.removeSync(key)
 }
 
@@ -77,13 +77,16 @@ export class Engine {
     // Database names are the root's keys; collected first, since opening a database writes one.
     const names = [...this.#env.getKeys()].filter((name): name is string => typeof name === 'string' && name.startsWith(MSGPACK_RECORDS))
     for (const name of names) {
-      const old = this.#env.openDB<StoredRecord, string>({ name, keyEncoding: 'ordered-binary', sharedStructuresKey: MSGPACK_STRUCTURES })
+      const old = this.#env.openDB<StoredRecord, string | symbol>({ name, keyEncoding: 'ordered-binary', sharedStructuresKey: MSGPACK_STRUCTURES })
       const records = this.records(name.slice(MSGPACK_RECORDS.length))
+      // Copied and emptied in one transaction: a second open (or another process) finds nothing left to copy,
+      // so it can never copy a stale record over one written since.
       this.#env.transactionSync(() => {
         // Without `start` the range begins after the symbol key of the shared structures.
-        for (const { key, value } of old.getRange()) records.putSync(key, JSON.stringify(value))
+        for (const { key, value } of old.getRange()) if (typeof key === 'string') records.putSync(key, JSON.stringify(value))
+        clear(old)
+        old.removeSync(MSGPACK_STRUCTURES)
       })
-      // Once the copy is committed; a crash in between leaves a copy that the next open makes again.
       old.dropSync()
     }
   }
