@@ -1,4 +1,4 @@
-import { createHash, randomUUID } from 'node:crypto'
+import { hash, randomUUID } from 'node:crypto'
 import fp from 'fastify-plugin'
 import {
   DOCUMENT_SYSTEM_FIELDS,
@@ -84,11 +84,8 @@ interface IdempotencyRecord extends StoredRecord {
   expiresOn: string
 }
 
-const sha256 = (...parts: string[]): string => {
-  const hash = createHash('sha256')
-  for (const part of parts) hash.update(part).update('\0')
-  return hash.digest('base64url')
-}
+/** Each part NUL-terminated, so the parts' boundaries are part of what is hashed. */
+const sha256 = (...parts: string[]): string => hash('sha256', `${parts.join('\0')}\0`, 'base64url')
 
 /**
  * Sets `_hash`: new on every write (a write id goes in with the content), so equal content written twice

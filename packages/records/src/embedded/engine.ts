@@ -57,7 +57,8 @@ export class Engine {
   readonly stats = { reads: 0 }
   readonly #env: RootDatabase
   readonly #meta: Database<StoredIndex[], string>
-  readonly #dbs = new Map<string, Database<unknown, string | IndexKey>>()
+  /** Opened databases by collection: looked up by the collection's name, without building a database name per call. */
+  readonly #dbs = new Map<string, { records: RecordsDb, indexes: Map<string, IndexDb> }>()
   readonly #indexCache = new Map<string, { bytes: Buffer, indexes: StoredIndex[] }>()
   /** Set once `close` starts: new operations are refused, writes already issued finish first. */
   #closing: Promise<void> | undefined
@@ -119,7 +120,7 @@ export class Engine {
 
   /** The collection's records, each its JSON text under its `_id`. */
   records(collection: string): RecordsDb {
-    return this.#open(`json/${collection}`, 'string') as RecordsDb
+    return this.#opened(collection).records
   }
 
   /** The record decoded, or undefined. */
@@ -136,17 +137,24 @@ export class Engine {
   }
 
   index(collection: string, name: string): IndexDb {
-    return this.#open(`i/${collection}/${name}`) as IndexDb
-  }
-
-  #open(name: string, encoding?: 'string'): Database<unknown, string | IndexKey> {
-    this.#assertOpen()
-    let db = this.#dbs.get(name)
+    const { indexes } = this.#opened(collection)
+    let db = indexes.get(name)
     if (!db) {
-      db = this.#env.openDB<unknown, string | IndexKey>({ name, keyEncoding: 'ordered-binary', encoding })
-      this.#dbs.set(name, db)
+      db = this.#env.openDB<string | null, IndexKey>({ name: `i/${collection}/${name}`, keyEncoding: 'ordered-binary' })
+      indexes.set(name, db)
     }
     return db
+  }
+
+  #opened(collection: string): { records: RecordsDb, indexes: Map<string, IndexDb> } {
+    this.#assertOpen()
+    let dbs = this.#dbs.get(collection)
+    if (!dbs) {
+      const records = this.#env.openDB<string, string>({ name: `json/${collection}`, keyEncoding: 'ordered-binary', encoding: 'string' })
+      dbs = { records, indexes: new Map() }
+      this.#dbs.set(collection, dbs)
+    }
+    return dbs
   }
 
   /**
