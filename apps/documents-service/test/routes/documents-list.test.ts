@@ -98,6 +98,17 @@ t.test('the list query', async (t) => {
     t.equal(regex.data.length, 20)
   })
 
+  t.test('a listed document is the document as a get answers it', async (t) => {
+    const response = await list(`limit=3&query=${encodeURIComponent('{"category":"c"}')}&sort=${encodeURIComponent('{"price":-1}')}`)
+    t.equal(response.headers['content-type'], 'application/json; charset=utf-8')
+    const { data } = response.json()
+    t.equal(data.length, 3)
+    for (const item of data) {
+      const got = await server.inject({ method: 'GET', url: `${core}/${item._id}`, headers: as.admin })
+      t.same(item, got.json(), `document ${item._id}`)
+    }
+  })
+
   t.test('forbidden operators and malformed values: 400 invalid_query naming the parameter', async (t) => {
     const cases: [string, RegExp][] = [
       [`query=${encodeURIComponent('{"$where":"this.n > 1"}')}`, /^query: .*\$where/],
