@@ -18,6 +18,7 @@ function faultyStore(real: RecordStore) {
   }
   const guard = <T extends StoredRecord>(collection: Collection<T>): Collection<T> => ({
     find: async (...args) => (await gate(), collection.find(...args)),
+    findText: async (...args) => (await gate(), collection.findText(...args)),
     findOne: async (...args) => (await gate(), collection.findOne(...args)),
     count: async (...args) => (await gate(), collection.count(...args)),
     insertOne: async (...args) => (await gate(), collection.insertOne(...args)),
