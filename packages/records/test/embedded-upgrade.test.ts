@@ -43,7 +43,8 @@ t.test('records and indexes of earlier versions are upgraded when the store open
 
   await store.close()
   const reopened = open({ path: join(dataDir, 'records'), maxDbs: 4096 })
-  t.same([...reopened.getKeys()].filter((name) => String(name).startsWith('r/')), [], 'the msgpack records are gone')
+  const emptied = reopened.openDB({ name: 'r/items', keyEncoding: 'ordered-binary' })
+  t.equal(emptied.getKeysCount(), 0, 'the msgpack records are gone')
   await reopened.close()
   const again = openEmbeddedStore(dataDir)
   t.teardown(() => again.close())

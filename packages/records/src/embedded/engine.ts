@@ -79,6 +79,8 @@ export class Engine {
     const names = [...this.#env.getKeys()].filter((name): name is string => typeof name === 'string' && name.startsWith(MSGPACK_RECORDS))
     for (const name of names) {
       const old = this.#env.openDB<StoredRecord, string | symbol>({ name, keyEncoding: 'ordered-binary', sharedStructuresKey: MSGPACK_STRUCTURES })
+      // An emptied database stays: dropping it could pull it from under another process opening the directory.
+      if (old.getKeysCount({ limit: 1 }) === 0) continue
       const records = this.records(name.slice(MSGPACK_RECORDS.length))
       // Copied and emptied in one transaction: a second open (or another process) finds nothing left to copy,
       // so it can never copy a stale record over one written since.
@@ -88,7 +90,6 @@ export class Engine {
         clear(old)
         old.removeSync(MSGPACK_STRUCTURES)
       })
-      old.dropSync()
     }
   }
 
