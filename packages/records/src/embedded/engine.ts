@@ -273,13 +273,12 @@ export class Engine {
 
   /** Adds the record's entry for `values`; in a unique index, refuses values another record holds. */
   #putEntry(db: IndexDb, stored: StoredIndex, values: IndexKey, id: string): void {
-    if (stored.format !== UNIQUE_KEYS) {
-      db.putSync([...values, id], null)
-      return
+    const unique = stored.format === UNIQUE_KEYS
+    if (unique) {
+      const owner = db.get(values)
+      if (owner !== undefined && owner !== id) throw new DuplicateKeyError(stored.spec.name, values.filter((_, i) => i % 2 === 1))
     }
-    const owner = db.get(values)
-    if (owner !== undefined && owner !== id) throw new DuplicateKeyError(stored.spec.name, values.filter((_, i) => i % 2 === 1))
-    db.putSync(values, id)
+    db.putSync(entryKey(stored, values, id), unique ? id : null)
   }
 
   /**
