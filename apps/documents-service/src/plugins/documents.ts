@@ -38,6 +38,8 @@ export interface DocumentsRepository {
   list(scope: Scope, definition: DefinitionRecord, query: ListQuery): Promise<{ data: string; pagination: Pagination }>
   /** By `_id`, then by `externalId`; 404 `document_not_found` when neither is visible to the caller. */
   get(scope: Scope, definition: DefinitionRecord, id: string): Promise<Document>
+  /** `get` as the document's JSON text, `_permissions` included, with its `_hash`: sent without decoding it. */
+  read(scope: Scope, definition: DefinitionRecord, id: string): Promise<{ json: string; hash: string }>
   /** With an idempotency key, a retry with the same body returns the first result and creates nothing. */
   create(scope: Scope, definition: DefinitionRecord, body: DocumentFields, idempotencyKey?: string): Promise<{ document: Document; replayed: boolean }>
   replace(scope: Scope, definition: DefinitionRecord, id: string, body: DocumentFields, ifMatch?: string): Promise<Document>
@@ -92,9 +94,27 @@ const sha256 = (...parts: string[]): string => hash('sha256', `${parts.join('\0'
  * still differs.
  */
 function hashed(record: DocumentRecord): DocumentRecord {
-  record._hash = sha256(randomUUID(), JSON.stringify({ ...record, _hash: '' })).slice(0, 32)
+  record._hash = sha256(randomUUID(), JSON.stringify({ ...record, _hash: '' })).slice(0, HASH_LENGTH)
   return record
 }
+const HASH_LENGTH = 32
+const HASH_FIELD = ',"_hash":"'
+const HASH_CHARACTERS = /^[\w-]+$/
+
+/**
+ * A stored document's `_hash`, read from its JSON text. Writes put `_hash` last, so the text ends with it: a
+ * top-level `,"_hash":"…"}` whose value holds no quote or backslash cannot be anything else. Text that does not
+ * end so (a record written another way) is parsed.
+ */
+function hashOf(json: string): string {
+  const start = json.length - 2 - HASH_LENGTH
+  const hash = json.slice(start, -2)
+  if (json.startsWith(HASH_FIELD, start - HASH_FIELD.length) && json.endsWith('"}') && HASH_CHARACTERS.test(hash)) return hash
+  return (JSON.parse(json) as DocumentRecord)._hash
+}
+
+/** A computed field appended to a document's JSON text, as the last one. */
+const appendField = (json: string, field: string): string => `${json.slice(0, -1)},${field}}`
 
 /** Mongo cannot store `$` keys and reads dots as paths; prototype names are refused so nothing can pollute. */
 function checkKeys(value: unknown, path: string, depth: number): void {
@@ -316,8 +336,8 @@ export function documentsRepository(store: RecordStore): DocumentsRepository {
           items = records.map((record) => ({ _id: record._id, json: JSON.stringify(permissions ? Object.assign(record, { _permissions: permissions }) : record) }))
         } else {
           // Whole documents as stored (never empty: `_id` at least), `_permissions` appended as their last field.
-          const tail = permissions ? `,"_permissions":${JSON.stringify(permissions)}}` : undefined
-          items = (await documents.findText(filter, options)).map((item) => tail ? { _id: item._id, json: item.json.slice(0, -1) + tail } : item)
+          const field = permissions ? `"_permissions":${JSON.stringify(permissions)}` : undefined
+          items = (await documents.findText(filter, options)).map((item) => field ? { _id: item._id, json: appendField(item.json, field) } : item)
         }
       } catch (error) {
         if (error instanceof InvalidQueryError) throw fail('invalid_query', error.message, 'The list parameters are not valid')
@@ -335,6 +355,15 @@ export function documentsRepository(store: RecordStore): DocumentsRepository {
     async get(scope, definition, id) {
       // The record is this call's own decoded copy, as in `list`: `_permissions` goes onto it, not onto a copy.
       return Object.assign(await find(scope, definition, id), { _permissions: permissionsOf(scope) })
+    },
+
+    async read(scope, definition, id) {
+      const documents = collectionOf(definition)
+      const visibility = visibilityFilter(scope)
+      const first = async (filter: Filter) => (await documents.findText(withCondition(filter, visibility), { limit: 1 }))[0]
+      const found = (await first({ _id: id })) ?? (await first({ externalId: id }))
+      if (!found) throw notFound(definition, id)
+      return { json: appendField(found.json, `"_permissions":${JSON.stringify(permissionsOf(scope))}`), hash: hashOf(found.json) }
     },
 
     async create(scope, definition, body, idempotencyKey) {

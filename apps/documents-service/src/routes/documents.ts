@@ -24,8 +24,9 @@ import { scopeOf } from '../plugins/scope.js'
  */
 const stringifyWhole = () => (answer: unknown) => JSON.stringify(answer)
 const JSON_TYPE = 'application/json; charset=utf-8'
-/** A page of documents, sent already serialized: the schema documents the answer, the handler sends its text. */
+/** Sent already serialized (a page, a document): the schema documents the answer, the handler sends its text. */
 const SerializedPage = Type.Unsafe<string>(Page(ListedDocumentSchema))
+const SerializedDocument = Type.Unsafe<string>(DocumentSchema)
 
 /** `/api/v2/document-definitions/{ddId}/documents`: every member of the environment, within what they may see. */
 export const documentRoutes: FastifyPluginAsyncTypebox = async (app) => {
@@ -48,11 +49,11 @@ export const documentRoutes: FastifyPluginAsyncTypebox = async (app) => {
   )
 
   // The one bare answer of the API (spec): the document itself, its `_hash` as the ETag.
-  app.get('/:id', { schema: { params: DocumentParamsSchema, response: { 200: DocumentSchema } }, serializerCompiler: stringifyWhole }, async function getDocument(request, reply) {
+  app.get('/:id', { schema: { params: DocumentParamsSchema, response: { 200: SerializedDocument } }, serializerCompiler: stringifyWhole }, async function getDocument(request, reply) {
     const scope = scopeOf(request.caller)
     const definition = await app.definitions.resolve(scope, request.params.ddId)
-    const document = await app.documents.get(scope, definition, request.params.id)
-    return reply.header('etag', `"${document._hash}"`).send(document)
+    const { json, hash } = await app.documents.read(scope, definition, request.params.id)
+    return reply.header('etag', `"${hash}"`).type(JSON_TYPE).send(json)
   })
 
   app.post(

@@ -173,6 +173,25 @@ t.test('a client cannot set system fields', async (t) => {
   t.equal(await resources.store.collection(`documents.env_a.${definition._id}`).count({ _id: 'mine' }), 0)
 })
 
+t.test('GET answers a stored document in any field order, its own `_hash` as the ETag', async (t) => {
+  const { server, as, resources } = await build(t)
+  const definition = await createDefinition(server, as.admin, { name: 'orders' })
+  const core = documentsOf('orders')
+  const created = (await server.inject({ method: 'POST', url: `${core}/new`, headers: as.member, payload: { title: 'x' } })).json().data
+  // As another writer may store it: `_hash` first, and a nested `_hash` ending the text.
+  const { _id, _hash, _permissions, ...rest } = created
+  const stored = { _id: 'reordered', _hash, ...rest, externalId: 'reordered-ext', decoy: { _hash: 'D'.repeat(32) } }
+  await resources.store.collection(`documents.env_a.${definition._id}`).insertOne(stored)
+
+  for (const id of ['reordered', 'reordered-ext']) {
+    const answer = await server.inject({ method: 'GET', url: `${core}/${id}`, headers: as.member })
+    t.equal(answer.statusCode, 200)
+    t.equal(answer.headers.etag, `"${_hash}"`, `by ${id}: the document's own _hash, not the nested one`)
+    t.same(answer.json(), { ...stored, _permissions })
+    t.equal(answer.headers['content-type'], 'application/json; charset=utf-8')
+  }
+})
+
 t.test('If-Match: 412 on a stale version; concurrent PATCHes let exactly one win', async (t) => {
   const { server, as } = await build(t)
   await createDefinition(server, as.admin, { name: 'orders' })
