@@ -1,8 +1,8 @@
 // Quire's benchmarks, run the way users run Quire: the built all-in-one server (embedded storage, logging at
 // the production level `info`) in its own process, seeded over HTTP, loaded by autocannon from another process,
-// next to a bare Fastify hello-world as the ceiling, measured right before each scenario (the machine's speed
-// drifts by a third within one run, so each ratio pairs a scenario with its own ceiling).
-//   npm run bench            (BENCH_DURATION=seconds per scenario, BENCH_DOCUMENTS=documents to seed)
+// next to a bare Fastify hello-world as the ceiling, alternating with each scenario in short rounds (the machine's
+// speed drifts by a third within one run, so each ratio pairs a scenario with its own ceiling).
+//   npm run bench            (BENCH_DURATION=seconds per scenario, BENCH_ROUNDS, BENCH_DOCUMENTS=documents to seed)
 import { spawn } from 'node:child_process'
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { cpus, tmpdir, totalmem } from 'node:os'
@@ -14,6 +14,9 @@ const ROOT = fileURLToPath(new URL('..', import.meta.url))
 const DURATION = Number(process.env.BENCH_DURATION ?? 10)
 const DOCUMENTS = Number(process.env.BENCH_DOCUMENTS ?? 100_000)
 const CONNECTIONS = 50
+/** Each scenario's time is split into this many rounds, alternating with the ceiling (see `measure`); one for
+ * scenarios whose requests take a large part of a second. */
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5)
 const ADMIN = { username: 'admin', password: 'bench-password-1' }
 /** The index the definition declares for the filter + sort scenario. */
 const INDEX = { fields: { category: 1, price: -1 } }
@@ -65,23 +68,54 @@ function load(scenario) {
 
 const results = []
 let hello
+const HELLO = { method: 'GET', requests: [{ path: '/' }] }
 
-/** Warms up, then loads `server` for the scenario's duration; peak RSS counts from the end of the warm-up. */
-async function run(server, scenario) {
-  const connections = scenario.connections ?? CONNECTIONS
-  await load({ ...scenario, url: server.url, connections, duration: 2 })
-  resetPeak(server.child.pid)
-  const r = await load({ ...scenario, url: server.url, connections, duration: scenario.duration ?? DURATION })
+/** Loads `server` for `duration` seconds; peak RSS counts from the last `resetPeak`. */
+async function run(server, scenario, duration) {
+  const r = await load({ ...scenario, url: server.url, connections: scenario.connections ?? CONNECTIONS, duration })
   return { ...r, rssMb: peakRss(server.child.pid), anonMb: anonRss(server.child.pid) }
 }
 
-/** The hello-world's req/s now, then the scenario's: their ratio is this scenario's. */
-async function measure(name, server, scenario) {
-  const ceiling = (await run(hello, { method: 'GET', duration: scenario.duration, requests: [{ path: '/' }] })).rps
-  const row = { name, ceiling, ...(await run(server, scenario)) }
-  row.ratio = row.rps / ceiling
+const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]
+const mean = (values) => values.reduce((sum, value) => sum + value, 0) / values.length
+
+/**
+ * Measures `scenario` on `server` against the hello-world in short rounds after a warm-up of each, since the
+ * machine's speed drifts within seconds. The order alternates from round to round (whichever runs first after a
+ * pause runs a little faster here), and the ratio is of the summed rates. With `compare`, another server's
+ * scenario runs in every round too, and the scenario's rate is also given as a ratio to it.
+ */
+async function measure(name, server, scenario, compare) {
+  const arms = [{ server: hello, scenario: HELLO }, { server, scenario }, ...(compare ? [compare] : [])]
+  for (const arm of arms) await run(arm.server, arm.scenario, 2)
+  resetPeak(server.child.pid)
+  const rounds = scenario.rounds ?? ROUNDS
+  const duration = (scenario.duration ?? DURATION) / rounds
+  const measured = arms.map(() => [])
+  for (let round = 0; round < rounds; round++) {
+    const order = round % 2 === 0 ? arms.keys() : [...arms.keys()].reverse()
+    for (const arm of order) measured[arm].push(await run(arms[arm].server, arms[arm].scenario, duration))
+  }
+  const [ceilings, own, other] = measured
+  const rate = (runs) => mean(runs.map((r) => r.rps))
+  const statuses = {}
+  for (const r of own) for (const [code, count] of Object.entries(r.statuses)) statuses[code] = (statuses[code] ?? 0) + count
+  const row = {
+    name,
+    rps: rate(own),
+    ceiling: rate(ceilings),
+    ratio: rate(own) / rate(ceilings),
+    ...(other ? { compared: rate(own) / rate(other) } : {}),
+    p50: median(own.map((r) => r.p50)),
+    p99: Math.max(...own.map((r) => r.p99)),
+    rssMb: own.at(-1).rssMb,
+    anonMb: own.at(-1).anonMb,
+    non2xx: own.reduce((sum, r) => sum + r.non2xx, 0),
+    errors: own.reduce((sum, r) => sum + r.errors, 0),
+    statuses,
+  }
   results.push(row)
-  console.error(`${name.padEnd(52)} ${row.rps.toFixed(0).padStart(7)} req/s  p50 ${row.p50} ms  p99 ${row.p99} ms  rss ${row.rssMb.toFixed(0)} MB (anon ${row.anonMb.toFixed(0)} MB)  ceiling ${ceiling.toFixed(0)}  ratio ${row.ratio.toFixed(3)}${row.non2xx || row.errors ? `  (statuses ${JSON.stringify(row.statuses)}, errors ${row.errors})` : ''}`)
+  console.error(`${name.padEnd(52)} ${row.rps.toFixed(0).padStart(7)} req/s  p50 ${row.p50} ms  p99 ${row.p99} ms  rss ${row.rssMb.toFixed(0)} MB (anon ${row.anonMb.toFixed(0)} MB)  ceiling ${row.ceiling.toFixed(0)}  ratio ${row.ratio.toFixed(3)}${compare ? `  (${row.compared.toFixed(2)} × ${compare.name})` : ''}${row.non2xx || row.errors ? `  (statuses ${JSON.stringify(row.statuses)}, errors ${row.errors})` : ''}`)
 }
 
 async function api(base, method, path, token, body) {
@@ -122,7 +156,7 @@ const pick = (ids, n) => Array.from({ length: n }, (_, i) => ids[Math.floor((i *
 
 async function main() {
   hello = await start(join(ROOT, 'bench/hello.mjs'))
-  await measure('fastify hello-world (the ceiling itself)', hello, { method: 'GET', requests: [{ path: '/' }] })
+  await measure('fastify hello-world (the ceiling itself)', hello, HELLO)
   const floor = await start(join(ROOT, 'bench/floor.mjs'))
   await measure("floor: Quire's HTTP stack, a constant document", floor, { method: 'GET', requests: [{ path: '/api/v2/document-definitions/bench/documents/x' }] })
   await stop(floor)
@@ -149,7 +183,8 @@ async function main() {
   const sample = pick(ids, 5000)
   const filterSort = `${core}?limit=20&query=${encodeURIComponent('{"category":"c7"}')}&sort=${encodeURIComponent('{"price":-1}')}`
 
-  await measure('get by _id', quire, { method: 'GET', headers, requests: sample.map((id) => ({ path: `${core}/${id}` })) })
+  const getById = { method: 'GET', headers, requests: sample.map((id) => ({ path: `${core}/${id}` })) }
+  await measure('get by _id', quire, getById)
   await measure('get by externalId', quire, { method: 'GET', headers, requests: pick([...ids.keys()], 5000).map((i) => ({ path: `${core}/ext-${i}` })) })
   await measure('list 20, default sort, first page', quire, { method: 'GET', headers, requests: [{ path: `${core}?limit=20` }] })
   await measure('list 20, default sort, deep page (after)', quire, { method: 'GET', headers, requests: [{ path: `${core}?limit=20&after=${ids[Math.floor(DOCUMENTS * 0.9)]}` }] })
@@ -157,7 +192,7 @@ async function main() {
   await api(quire.url, 'PATCH', '/api/v2/document-definitions/bench', token, { indexes: [] })
   // A scan of every document per request, one at a time: with more connections requests queue behind scans
   // until the overload guard answers 503, which would measure the guard, not the scan.
-  await measure('list 20, query + sort, without index (1 connection)', quire, { method: 'GET', headers, connections: 1, requests: [{ path: filterSort }] })
+  await measure('list 20, query + sort, without index (1 connection)', quire, { method: 'GET', headers, connections: 1, rounds: 1, requests: [{ path: filterSort }] })
   await api(quire.url, 'PATCH', '/api/v2/document-definitions/bench', token, { indexes: [INDEX] })
 
   // The writes come last among the documents scenarios: creates grow the store past its 100,000 documents.
@@ -184,16 +219,17 @@ async function main() {
     headers: { ...headers, 'content-type': `multipart/form-data; boundary=${boundary}` },
     bodyFile,
     duration: Math.min(DURATION, 5),
+    rounds: 1,
     // One document per connection: replacing the same document's file from 50 connections at once measures
     // write conflicts (412 after the retries), not uploads.
     requests: ids.slice(2, 2 + CONNECTIONS).map((id) => ({ path: `${core}/${id}/attachments?valuePath=file&actionType=Replace` })),
   })
   await measure('download 1 MB attachment', quire, { method: 'GET', headers, requests: [{ path: `${core}/${target}/attachments/${attachmentId}` }] })
 
-  await measure('login (scrypt)', quire, { method: 'POST', headers: { 'content-type': 'application/json' }, duration: Math.min(DURATION, 5), requests: [{ path: '/auth/login', body: JSON.stringify(ADMIN) }] })
-  await stop(quire)
+  await measure('login (scrypt)', quire, { method: 'POST', headers: { 'content-type': 'application/json' }, duration: Math.min(DURATION, 5), rounds: 1, requests: [{ path: '/auth/login', body: JSON.stringify(ADMIN) }] })
 
-  // Distributed: the three services and the gateway as separate processes on the same data.
+  // Distributed: the three services and the gateway as separate processes on the same data, beside the
+  // all-in-one server (idle while they run), so each round compares the two.
   const service = (app) => start(join(ROOT, `apps/${app}/dist/server.js`), env)
   const users = await service('users-service')
   const [documents, packages] = await Promise.all([service('documents-service'), service('packages-service')])
@@ -203,8 +239,8 @@ async function main() {
     QUIRE_USERS_URL: users.url,
     QUIRE_PACKAGES_URL: packages.url,
   })
-  await measure('get by _id through the gateway (distributed)', gateway, { method: 'GET', headers, requests: sample.map((id) => ({ path: `${core}/${id}` })) })
-  await Promise.all([gateway, users, documents, packages].map(stop))
+  await measure('get by _id through the gateway (distributed)', gateway, getById, { name: 'all-in-one', server: quire, scenario: getById })
+  await Promise.all([quire, gateway, users, documents, packages].map(stop))
   await stop(hello)
   rmSync(dataDir, { recursive: true, force: true })
 
@@ -213,7 +249,7 @@ async function main() {
   console.log('\n| scenario | req/s | p50 ms | p99 ms | peak RSS MB | anon MB at end | ceiling req/s | ratio to ceiling |')
   console.log('| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |')
   for (const r of results) {
-    console.log(`| ${r.name} | ${r.rps.toFixed(0)} | ${r.p50} | ${r.p99} | ${r.rssMb.toFixed(0)} | ${r.anonMb.toFixed(0)} | ${r.ceiling.toFixed(0)} | ${r.ratio.toFixed(3)} |${r.non2xx || r.errors ? ` statuses ${JSON.stringify(r.statuses)}, ${r.errors} errors` : ''}`)
+    console.log(`| ${r.name} | ${r.rps.toFixed(0)} | ${r.p50} | ${r.p99} | ${r.rssMb.toFixed(0)} | ${r.anonMb.toFixed(0)} | ${r.ceiling.toFixed(0)} | ${r.ratio.toFixed(3)}${r.compared === undefined ? '' : ` (${r.compared.toFixed(2)} × all-in-one)`} |${r.non2xx || r.errors ? ` statuses ${JSON.stringify(r.statuses)}, ${r.errors} errors` : ''}`)
   }
 }
 
