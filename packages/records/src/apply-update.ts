@@ -9,7 +9,8 @@ export function isModifier(update: Update): update is { $set?: Record<string, un
 
 /** The record after `update`, as Mongo would store it; `_id` never changes. */
 export function applyUpdate(record: StoredRecord, update: Update): StoredRecord {
-  if (!isModifier(update)) return { ...update, _id: record._id }
+  // `_id` first, where Mongo puts it; assigning it again keeps that place and discards a replacement's own.
+  if (!isModifier(update)) return Object.assign({ _id: record._id }, update, { _id: record._id })
   for (const key of Object.keys(update)) {
     if (key !== '$set' && key !== '$unset') throw new InvalidQueryError(`update operator ${key} is not supported`)
   }

@@ -119,6 +119,10 @@ export function recordStoreContract(t: Test, target: ContractTarget): void {
       await inside.insertOne(added)
       t.same(await inside.findText({ n: 9 }), asText([added]), 'a transaction answers its own writes')
     })
+    // As Mongo stores a replacement: `_id` first, then its fields in their order (answers read fields off the text's end).
+    const replaced = items[0]?._id ?? ''
+    await c.updateOne({ _id: replaced }, { group: 'r', n: 1, last: 'x' })
+    t.same(await c.findText({ _id: replaced }), [{ _id: replaced, json: JSON.stringify({ _id: replaced, group: 'r', n: 1, last: 'x' }) }])
   })
 
   t.test('keyset pagination under three sorts loses and repeats nothing', async (t) => {
