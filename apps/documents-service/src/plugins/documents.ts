@@ -89,6 +89,10 @@ interface IdempotencyRecord extends StoredRecord {
 /** Each part NUL-terminated, so the parts' boundaries are part of what is hashed. */
 const sha256 = (...parts: string[]): string => hash('sha256', `${parts.join('\0')}\0`, 'base64url')
 
+const HASH_LENGTH = 32
+const HASH_FIELD = ',"_hash":"'
+const HASH_CHARACTERS = /^[\w-]+$/
+
 /**
  * Sets `_hash`: new on every write (a write id goes in with the content), so equal content written twice
  * still differs.
@@ -97,9 +101,6 @@ function hashed(record: DocumentRecord): DocumentRecord {
   record._hash = sha256(randomUUID(), JSON.stringify({ ...record, _hash: '' })).slice(0, HASH_LENGTH)
   return record
 }
-const HASH_LENGTH = 32
-const HASH_FIELD = ',"_hash":"'
-const HASH_CHARACTERS = /^[\w-]+$/
 
 /**
  * A stored document's `_hash`, read from its JSON text. Writes put `_hash` last, so the text ends with it: a
@@ -146,17 +147,14 @@ function userPart(record: DocumentRecord): DocumentFields {
   return fields
 }
 
-/** Members see documents without access groups or sharing one of their groups; administrators see all. */
-function visible(scope: Scope, document: DocumentRecord): boolean {
-  if (scope.administrator) return true
-  const groups = document.accessGroups ?? []
-  return groups.length === 0 || groups.some((group) => scope.groups.includes(group))
-}
-
-/** The visibility rule as a filter, so a page is filled with visible documents only. */
+/**
+ * Members see documents without access groups or sharing one of their groups; administrators see all. A filter,
+ * so that a page is filled with visible documents only and a single document is read with the rule applied.
+ */
 function visibilityFilter(scope: Scope): Filter | undefined {
   if (scope.administrator) return undefined
-  const noGroups = { accessGroups: { $size: 0 } }
+  // No first group: empty, or missing or null in a record this API did not write.
+  const noGroups = { 'accessGroups.0': { $exists: false } }
   return scope.groups.length === 0 ? noGroups : { $or: [noGroups, { accessGroups: { $in: [...scope.groups] } }] }
 }
 
@@ -214,14 +212,16 @@ export function documentsRepository(store: RecordStore): DocumentsRepository {
   const collectionOf = (definition: DefinitionRecord): Collection<DocumentRecord> =>
     store.collection<DocumentRecord>(collectionName(definition))
 
-  async function find(scope: Scope, definition: DefinitionRecord, id: string): Promise<DocumentRecord> {
-    const documents = collectionOf(definition)
-    const byId = await documents.findOne({ _id: id })
-    if (byId && visible(scope, byId)) return byId
-    const byExternalId = await documents.findOne({ externalId: id })
-    if (byExternalId && visible(scope, byExternalId)) return byExternalId
-    throw notFound(definition, id)
+  /** By `_id`, then by `externalId`, among the documents the caller may see; `first` reads the filter's match. */
+  async function lookup<T>(scope: Scope, definition: DefinitionRecord, id: string, first: (filter: Filter) => Promise<T | undefined>): Promise<T> {
+    const visibility = visibilityFilter(scope)
+    const found = (await first(withCondition({ _id: id }, visibility))) ?? (await first(withCondition({ externalId: id }, visibility)))
+    if (found === undefined) throw notFound(definition, id)
+    return found
   }
+
+  const find = (scope: Scope, definition: DefinitionRecord, id: string): Promise<DocumentRecord> =>
+    lookup(scope, definition, id, async (filter) => (await collectionOf(definition).findOne(filter)) ?? undefined)
 
   function newRecord(scope: Scope, definition: DefinitionRecord, fields: DocumentFields): DocumentRecord {
     const now = new Date().toISOString()
@@ -359,10 +359,7 @@ export function documentsRepository(store: RecordStore): DocumentsRepository {
 
     async read(scope, definition, id) {
       const documents = collectionOf(definition)
-      const visibility = visibilityFilter(scope)
-      const first = async (filter: Filter) => (await documents.findText(withCondition(filter, visibility), { limit: 1 }))[0]
-      const found = (await first({ _id: id })) ?? (await first({ externalId: id }))
-      if (!found) throw notFound(definition, id)
+      const found = await lookup(scope, definition, id, async (filter) => (await documents.findText(filter, { limit: 1 }))[0])
       return { json: appendField(found.json, `"_permissions":${JSON.stringify(permissionsOf(scope))}`), hash: hashOf(found.json) }
     },
 

@@ -283,3 +283,24 @@ t.test('accessGroups hide documents from non-members', async (t) => {
   t.equal(afterHidden.statusCode, 400, 'a hidden document cannot anchor a page')
   t.equal((await server.inject({ method: 'GET', url: `${core}/S`, headers: as.sales })).statusCode, 200)
 })
+
+t.test('a stored document without access groups (missing or null, written by other means) is visible to members', async (t) => {
+  const { server, as, resources } = await build(t)
+  const definition = await createDefinition(server, as.admin, { name: 'orders' })
+  const core = documentsOf('orders')
+  const template = (await server.inject({ method: 'POST', url: `${core}/new`, headers: as.admin, payload: { title: 'x', accessGroups: ['sales'] } })).json().data
+  const { _permissions, accessGroups, ...stored } = template
+  const documents = resources.store.collection(`documents.env_a.${definition._id}`)
+  await documents.insertOne({ ...stored, _id: 'no-groups', externalId: 'no-groups-ext' })
+  await documents.insertOne({ ...stored, _id: 'null-groups', accessGroups: null })
+
+  for (const headers of [as.member, as.sales]) {
+    for (const id of ['no-groups', 'no-groups-ext', 'null-groups']) {
+      t.equal((await server.inject({ method: 'GET', url: `${core}/${id}`, headers })).statusCode, 200, `GET ${id}`)
+    }
+    t.equal((await server.inject({ method: 'PATCH', url: `${core}/no-groups`, headers, payload: { n: 1 } })).statusCode, 200, 'PATCH finds it too')
+    const listed = (await server.inject({ method: 'GET', url: core, headers })).json().data.map((item: { _id: string }) => item._id)
+    t.same(listed.filter((id: string) => id !== template._id), ['no-groups', 'null-groups'], 'listed')
+  }
+  t.equal((await server.inject({ method: 'GET', url: `${core}/${template._id}`, headers: as.member })).statusCode, 404, 'the grouped one stays hidden')
+})
