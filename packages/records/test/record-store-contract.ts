@@ -41,6 +41,8 @@ export function recordStoreContract(t: Test, target: ContractTarget): void {
     t.same(await c.insertOne({ _id: id, n: 1 }), { _id: id, n: 1 })
     await t.rejects(c.insertOne({ _id: id, n: 2 }), DuplicateKeyError)
     t.same(await c.findOne({ _id: id }), { _id: id, n: 1 })
+    t.same(await c.findOne({ _id: id, n: 1 }), { _id: id, n: 1 })
+    t.equal(await c.findOne({ _id: id, $or: [{ n: 2 }, { m: 1 }] }), null, 'every other term must hold too')
     t.same(await c.updateOne({ _id: id }, { $set: { 'nested.deep.value': 3, group: 'g' } }), { _id: id, n: 1, nested: { deep: { value: 3 } }, group: 'g' })
     t.same(await c.updateOne({ _id: id }, { $unset: { group: true } }), { _id: id, n: 1, nested: { deep: { value: 3 } } })
     t.same(await c.updateOne({ _id: id }, { n: 5 }), { _id: id, n: 5 }, 'replacement keeps _id only')

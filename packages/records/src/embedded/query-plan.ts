@@ -182,7 +182,10 @@ export function findRows(engine: Engine, collection: string, filter: Filter, opt
   if (typeof filter._id === 'string') {
     const row = read(filter._id)
     if (!after && skip === 0 && Object.keys(filter).length === 1) return row && wanted > 0 ? [row] : []
-    return pageInMemory(row ? [row] : [], filter, options, recordOf)
+    // The read answered the `_id` term. Matching the rest alone compiles one filter for all ids, not one per id.
+    const rest: Filter = { ...filter }
+    delete rest._id
+    return pageInMemory(row ? [row] : [], rest, options, recordOf)
   }
 
   const plan = planIndex(engine.indexes(collection), filter, sort)
