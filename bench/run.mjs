@@ -81,8 +81,8 @@ const mean = (values) => values.reduce((sum, value) => sum + value, 0) / values.
 
 /**
  * Measures `scenario` on `server` against the hello-world in short rounds after a warm-up of each, since the
- * machine's speed drifts within seconds. The order alternates from round to round (whichever runs first after a
- * pause runs a little faster here), and the ratio is of the summed rates. With `compare`, another server's
+ * machine's speed drifts within seconds. The order alternates from round to round, so that neither side always
+ * runs first, and the ratio is of the summed rates. With `compare`, another server's
  * scenario runs in every round too, and the scenario's rate is also given as a ratio to it.
  */
 async function measure(name, server, scenario, compare) {
@@ -105,7 +105,7 @@ async function measure(name, server, scenario, compare) {
     rps: rate(own),
     ceiling: rate(ceilings),
     ratio: rate(own) / rate(ceilings),
-    ...(other ? { compared: rate(own) / rate(other) } : {}),
+    ...(other ? { compared: rate(own) / rate(other), comparedWith: compare.name } : {}),
     p50: median(own.map((r) => r.p50)),
     p99: Math.max(...own.map((r) => r.p99)),
     rssMb: own.at(-1).rssMb,
@@ -115,7 +115,7 @@ async function measure(name, server, scenario, compare) {
     statuses,
   }
   results.push(row)
-  console.error(`${name.padEnd(52)} ${row.rps.toFixed(0).padStart(7)} req/s  p50 ${row.p50} ms  p99 ${row.p99} ms  rss ${row.rssMb.toFixed(0)} MB (anon ${row.anonMb.toFixed(0)} MB)  ceiling ${row.ceiling.toFixed(0)}  ratio ${row.ratio.toFixed(3)}${compare ? `  (${row.compared.toFixed(2)} × ${compare.name})` : ''}${row.non2xx || row.errors ? `  (statuses ${JSON.stringify(row.statuses)}, errors ${row.errors})` : ''}`)
+  console.error(`${name.padEnd(52)} ${row.rps.toFixed(0).padStart(7)} req/s  p50 ${row.p50} ms  p99 ${row.p99} ms  rss ${row.rssMb.toFixed(0)} MB (anon ${row.anonMb.toFixed(0)} MB)  ceiling ${row.ceiling.toFixed(0)}  ratio ${row.ratio.toFixed(3)}${compare ? `  (${row.compared.toFixed(2)} × ${row.comparedWith})` : ''}${row.non2xx || row.errors ? `  (statuses ${JSON.stringify(row.statuses)}, errors ${row.errors})` : ''}`)
 }
 
 async function api(base, method, path, token, body) {
@@ -249,7 +249,7 @@ async function main() {
   console.log('\n| scenario | req/s | p50 ms | p99 ms | peak RSS MB | anon MB at end | ceiling req/s | ratio to ceiling |')
   console.log('| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |')
   for (const r of results) {
-    console.log(`| ${r.name} | ${r.rps.toFixed(0)} | ${r.p50} | ${r.p99} | ${r.rssMb.toFixed(0)} | ${r.anonMb.toFixed(0)} | ${r.ceiling.toFixed(0)} | ${r.ratio.toFixed(3)}${r.compared === undefined ? '' : ` (${r.compared.toFixed(2)} × all-in-one)`} |${r.non2xx || r.errors ? ` statuses ${JSON.stringify(r.statuses)}, ${r.errors} errors` : ''}`)
+    console.log(`| ${r.name} | ${r.rps.toFixed(0)} | ${r.p50} | ${r.p99} | ${r.rssMb.toFixed(0)} | ${r.anonMb.toFixed(0)} | ${r.ceiling.toFixed(0)} | ${r.ratio.toFixed(3)}${r.compared === undefined ? '' : ` (${r.compared.toFixed(2)} × ${r.comparedWith})`} |${r.non2xx || r.errors ? ` statuses ${JSON.stringify(r.statuses)}, ${r.errors} errors` : ''}`)
   }
 }
 
