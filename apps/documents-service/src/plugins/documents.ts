@@ -116,6 +116,8 @@ function hashOf(json: string): string {
 
 /** A computed field appended to a document's JSON text, as the last one. */
 const appendField = (json: string, field: string): string => `${json.slice(0, -1)},${field}}`
+/** The caller's `_permissions` (computed, never stored) as a field of JSON text. */
+const permissionsField = (scope: Scope): string => `"_permissions":${JSON.stringify(permissionsOf(scope))}`
 
 /** Mongo cannot store `$` keys and reads dots as paths; prototype names are refused so nothing can pollute. */
 function checkKeys(value: unknown, path: string, depth: number): void {
@@ -336,7 +338,7 @@ export function documentsRepository(store: RecordStore): DocumentsRepository {
           items = records.map((record) => ({ _id: record._id, json: JSON.stringify(permissions ? Object.assign(record, { _permissions: permissions }) : record) }))
         } else {
           // Whole documents as stored (never empty: `_id` at least), `_permissions` appended as their last field.
-          const field = permissions ? `"_permissions":${JSON.stringify(permissions)}` : undefined
+          const field = permissions ? permissionsField(scope) : undefined
           items = (await documents.findText(filter, options)).map((item) => field ? { _id: item._id, json: appendField(item.json, field) } : item)
         }
       } catch (error) {
@@ -360,7 +362,7 @@ export function documentsRepository(store: RecordStore): DocumentsRepository {
     async read(scope, definition, id) {
       const documents = collectionOf(definition)
       const found = await lookup(scope, definition, id, async (filter) => (await documents.findText(filter, { limit: 1 }))[0])
-      return { json: appendField(found.json, `"_permissions":${JSON.stringify(permissionsOf(scope))}`), hash: hashOf(found.json) }
+      return { json: appendField(found.json, permissionsField(scope)), hash: hashOf(found.json) }
     },
 
     async create(scope, definition, body, idempotencyKey) {
