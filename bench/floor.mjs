@@ -1,6 +1,8 @@
 // The floor under Quire's numbers: Quire's own HTTP stack (the server factory with its `info` request log,
 // request ids and error envelope; the gateway's edge with security headers and load shedding) answering one
 // constant document, with no authentication and no storage. What get-by-id costs beyond it is auth and storage.
+// Its POST takes a create's JSON body in (parsed, as every route's body is) and answers the constant document
+// as a create does: what a create costs beyond it is auth, validation and the durable write.
 import { edgePlugin } from '../apps/gateway/dist/plugins/edge.js'
 import { createServer, startServer } from '../packages/service-kit/dist/index.js'
 
@@ -27,4 +29,6 @@ const app = createServer({ logLevel: 'info' })
 await app.register(edgePlugin, { corsOrigins: [], rateLimitPerMinute: 0, maxEventLoopDelay: 1000 })
 app.get('/api/v2/document-definitions/:ddId/documents/:id', { serializerCompiler: () => JSON.stringify }, async (_request, reply) =>
   reply.header('etag', `"${document._hash}"`).send(document))
+app.post('/api/v2/document-definitions/:ddId/documents/new', { serializerCompiler: () => JSON.stringify }, async (_request, reply) =>
+  reply.code(201).header('etag', `"${document._hash}"`).send({ status: 'ok', data: document }))
 await startServer(app, 0, '127.0.0.1')

@@ -20,6 +20,9 @@ const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5)
 const ADMIN = { username: 'admin', password: 'bench-password-1' }
 /** The index the definition declares for the filter + sort scenario. */
 const INDEX = { fields: { category: 1, price: -1 } }
+/** The body of every create, in the create scenario and in the POST floors that bound it. */
+const CREATE_BODY = JSON.stringify({ category: 'c1', price: 5, title: 'new' })
+const JSON_BODY = { 'content-type': 'application/json' }
 const children = new Set()
 process.on('exit', () => children.forEach((child) => child.kill('SIGKILL')))
 
@@ -159,6 +162,9 @@ async function main() {
   await measure('fastify hello-world (the ceiling itself)', hello, HELLO)
   const floor = await start(join(ROOT, 'bench/floor.mjs'))
   await measure("floor: Quire's HTTP stack, a constant document", floor, { method: 'GET', requests: [{ path: '/api/v2/document-definitions/bench/documents/x' }] })
+  // What bounds create before Quire does any work: taking a JSON body in, on bare Fastify and on Quire's stack.
+  await measure('fastify hello-world, POST of a create body', hello, { method: 'POST', headers: JSON_BODY, requests: [{ path: '/', body: CREATE_BODY }] })
+  await measure("floor, POST: Quire's HTTP stack, a create body in, a constant document out", floor, { method: 'POST', headers: JSON_BODY, requests: [{ path: '/api/v2/document-definitions/bench/documents/new', body: CREATE_BODY }] })
   await stop(floor)
 
   const dataDir = mkdtempSync(join(tmpdir(), 'quire-bench-'))
@@ -196,7 +202,7 @@ async function main() {
   await api(quire.url, 'PATCH', '/api/v2/document-definitions/bench', token, { indexes: [INDEX] })
 
   // The writes come last among the documents scenarios: creates grow the store past its 100,000 documents.
-  await measure('create', quire, { method: 'POST', headers, requests: [{ path: `${core}/new`, body: JSON.stringify({ category: 'c1', price: 5, title: 'new' }) }] })
+  await measure('create', quire, { method: 'POST', headers, requests: [{ path: `${core}/new`, body: CREATE_BODY }] })
   await measure('patch', quire, { method: 'PATCH', headers, requests: sample.map((id, i) => ({ path: `${core}/${id}`, body: JSON.stringify({ price: i }) })) })
 
   const boundary = 'quirebenchboundary'
