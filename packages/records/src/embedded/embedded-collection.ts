@@ -4,7 +4,7 @@ import { project } from '../in-memory-query.js'
 import { normalizeSort } from '../sort-order.js'
 import type { Collection, Filter, FindOptions, IndexSpec, Projection, RecordText, StoredRecord, Update, UpdateOptions } from '../port.js'
 import type { Engine } from './engine.js'
-import { countRecords, findRows, type Row } from './query-plan.js'
+import { countRecords, findRows, Row } from './query-plan.js'
 
 export function checkRecord(record: StoredRecord): void {
   if (typeof record._id !== 'string' || record._id === '') throw new InvalidQueryError('records need a string _id')
@@ -19,8 +19,13 @@ export class EmbeddedCollection<T extends StoredRecord> implements Collection<T>
   constructor(private readonly engine: Engine, private readonly name: string) {}
 
   #find(filter: Filter, options: FindOptions = {}): Row[] {
-    const after = options.after === undefined ? undefined : this.engine.read(this.name, options.after)
-    if (options.after !== undefined && !after) throw new InvalidQueryError(`after: no record ${options.after}`)
+    // Read as text: under the `_id` order the page needs only its `_id`, so it is decoded only when used.
+    let after: Row | undefined
+    if (options.after !== undefined) {
+      const json = this.engine.records(this.name).get(options.after)
+      if (json === undefined) throw new InvalidQueryError(`after: no record ${options.after}`)
+      after = new Row(options.after, json)
+    }
     return findRows(this.engine, this.name, filter, {
       sort: normalizeSort(options.sort),
       after,

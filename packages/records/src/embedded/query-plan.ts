@@ -77,6 +77,11 @@ export class Row {
 
 const recordOf = (row: Row) => row.record
 
+/** `PageOptions` with the record to page after as read: decoded only where its values are needed. */
+export interface RowPageOptions extends Omit<PageOptions, 'after'> {
+  after?: Row
+}
+
 function planIndex(indexes: StoredIndex[], filter: Filter, sort: SortField[]): IndexPlan | undefined {
   const eq = equalities(filter)
   let best: IndexPlan | undefined
@@ -156,9 +161,11 @@ export function countRecords(engine: Engine, collection: string, filter: Filter)
  * entries read), a primary-key range under the `_id` order, an index narrowing the candidates by an equality
  * prefix, or else a scan. Every candidate is re-checked against the whole filter, unless the index answers it.
  */
-export function findRows(engine: Engine, collection: string, filter: Filter, options: PageOptions): Row[] {
+export function findRows(engine: Engine, collection: string, filter: Filter, options: RowPageOptions): Row[] {
   const records = engine.records(collection)
   const { sort, after } = options
+  /** For the pages built in memory, which compare `after`'s values; the `_id` order needs only its `_id`. */
+  const inMemory = (): PageOptions => ({ ...options, after: after?.record })
   let match: Matcher | undefined
   const skip = options.skip ?? 0
   const wanted = options.limit === undefined ? Infinity : skip + options.limit
@@ -185,7 +192,7 @@ export function findRows(engine: Engine, collection: string, filter: Filter, opt
     // The read answered the `_id` term. Matching the rest alone compiles one filter for all ids, not one per id.
     const rest: Filter = { ...filter }
     delete rest._id
-    return pageInMemory(row ? [row] : [], rest, options, recordOf)
+    return pageInMemory(row ? [row] : [], rest, inMemory(), recordOf)
   }
 
   const plan = planIndex(engine.indexes(collection), filter, sort)
@@ -195,9 +202,9 @@ export function findRows(engine: Engine, collection: string, filter: Filter, opt
   if (idOrder && !(plan && (plan.ordered || options.limit === undefined))) {
     const reverse = sort[0]?.direction === -1
     return take(function * () {
-      for (const { key, value } of records.getRange(after ? { start: after._id, reverse } : { reverse })) {
+      for (const { key, value } of records.getRange(after ? { start: after.id, reverse } : { reverse })) {
         engine.stats.reads++
-        if (key !== after?._id) yield new Row(key, value)
+        if (key !== after?.id) yield new Row(key, value)
       }
     }())
   }
@@ -208,7 +215,7 @@ export function findRows(engine: Engine, collection: string, filter: Filter, opt
         engine.stats.reads++
         yield new Row(key, value)
       }
-    }(), filter, options, recordOf)
+    }(), filter, inMemory(), recordOf)
   }
 
   /**
@@ -234,7 +241,7 @@ export function findRows(engine: Engine, collection: string, filter: Filter, opt
   }
   const low = plan.prefix
   const high = [...plan.prefix, KEY_END]
-  if (!plan.ordered) return pageInMemory(load(low, high, false), filter, options, recordOf)
+  if (!plan.ordered) return pageInMemory(load(low, high, false), filter, inMemory(), recordOf)
   // Entries and records are read in one snapshot, so when the prefix answers the filter every candidate matches.
   const exact = answeredByIndex(filter, plan)
   // Equalities on every field of a unique index name at most one record (a lookup by `externalId`, by name):
@@ -252,12 +259,13 @@ export function findRows(engine: Engine, collection: string, filter: Filter, opt
   // those the sort names; its place there is given by its values on the remaining fields, then `_id`.
   const fields = Object.keys(plan.index.spec.fields)
   const sorted = new Set(sort.map(({ path }) => path))
+  const afterRecord = after.record
   const afterInRange = plan.prefixFields.every((path, i) =>
-    !sorted.has(path) || JSON.stringify(sortKey(getPath(after, path))) === JSON.stringify(low.slice(2 * i, 2 * i + 2)))
-  if (!afterInRange) return pageInMemory(load(low, high, false), filter, options, recordOf)
-  const values = [...low, ...valuesKey(fields.slice(plan.prefixFields.length).map((path) => getPath(after, path)))]
-  const from = plan.index.format === UNIQUE_KEYS ? values : [...values, after._id]
+    !sorted.has(path) || JSON.stringify(sortKey(getPath(afterRecord, path))) === JSON.stringify(low.slice(2 * i, 2 * i + 2)))
+  if (!afterInRange) return pageInMemory(load(low, high, false), filter, inMemory(), recordOf)
+  const values = [...low, ...valuesKey(fields.slice(plan.prefixFields.length).map((path) => getPath(afterRecord, path)))]
+  const from = plan.index.format === UNIQUE_KEYS ? values : [...values, after.id]
   return plan.reverse
-    ? take(load(from, low, true, after._id), exact)
-    : take(load(from, high, false, after._id), exact)
+    ? take(load(from, low, true, after.id), exact)
+    : take(load(from, high, false, after.id), exact)
 }
