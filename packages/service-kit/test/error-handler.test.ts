@@ -73,3 +73,19 @@ t.test('unknown routes are 404 not_found; every answer has a request id', async 
   const replaced = await build().inject({ method: 'GET', url: '/nowhere', headers: { 'x-request-id': 'bad id\n' } })
   t.not(replaced.headers['x-request-id'], 'bad id\n')
 })
+
+t.test('server errors are logged with where they were thrown; client errors, being answers, carry no stack', async (t) => {
+  const lines: string[] = []
+  const app = createServer({ logLevel: 'error', logStream: { write: (line) => void lines.push(line) } })
+  app.get('/down', async function readsTheDisk() {
+    throw fail('internal_error', 'the disk is gone')
+  })
+  const res = await app.inject({ method: 'GET', url: '/down' })
+  t.equal(res.statusCode, 500)
+  const logged = lines.map((line) => JSON.parse(line)).find((entry) => entry.msg === 'request failed')
+  t.match(logged?.err?.stack, /readsTheDisk/)
+
+  const limit = Error.stackTraceLimit
+  t.notMatch(fail('document_not_found', 'No document 42').stack, /\n\s+at /)
+  t.equal(Error.stackTraceLimit, limit, 'the stack trace limit is restored')
+})
