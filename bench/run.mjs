@@ -22,7 +22,7 @@ const ADMIN = { username: 'admin', password: 'bench-password-1' }
 const INDEX = { fields: { category: 1, price: -1 } }
 /** The body of every create, in the create scenario and in the POST floors that bound it. */
 const CREATE_BODY = JSON.stringify({ category: 'c1', price: 5, title: 'new' })
-const JSON_BODY = { 'content-type': 'application/json' }
+const JSON_HEADERS = { 'content-type': 'application/json' }
 const children = new Set()
 process.on('exit', () => children.forEach((child) => child.kill('SIGKILL')))
 
@@ -163,8 +163,8 @@ async function main() {
   const floor = await start(join(ROOT, 'bench/floor.mjs'))
   await measure("floor: Quire's HTTP stack, a constant document", floor, { method: 'GET', requests: [{ path: '/api/v2/document-definitions/bench/documents/x' }] })
   // What bounds create before Quire does any work: taking a JSON body in, on bare Fastify and on Quire's stack.
-  await measure('fastify hello-world, POST of a create body', hello, { method: 'POST', headers: JSON_BODY, requests: [{ path: '/', body: CREATE_BODY }] })
-  await measure("floor, POST: Quire's HTTP stack, a create body in, a constant document out", floor, { method: 'POST', headers: JSON_BODY, requests: [{ path: '/api/v2/document-definitions/bench/documents/new', body: CREATE_BODY }] })
+  await measure('fastify hello-world, POST of a create body', hello, { method: 'POST', headers: JSON_HEADERS, requests: [{ path: '/', body: CREATE_BODY }] })
+  await measure("floor, POST: Quire's HTTP stack, a create body in, a constant document out", floor, { method: 'POST', headers: JSON_HEADERS, requests: [{ path: '/api/v2/document-definitions/bench/documents/new', body: CREATE_BODY }] })
   await stop(floor)
 
   const dataDir = mkdtempSync(join(tmpdir(), 'quire-bench-'))
