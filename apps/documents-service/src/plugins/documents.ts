@@ -7,6 +7,7 @@ import {
   type DocumentRecord,
   type IndexDeclaration,
   type Pagination,
+  type Permissions,
 } from '@quire/contracts'
 import {
   ConflictError,
@@ -116,8 +117,15 @@ function hashOf(json: string): string {
 
 /** A computed field appended to a document's JSON text, as the last one. */
 const appendField = (json: string, field: string): string => `${json.slice(0, -1)},${field}}`
+/** Each role's frozen permissions as JSON text, serialized once instead of on every get and list. */
+const permissionsTexts = new WeakMap<Permissions, string>()
 /** The caller's `_permissions` (computed, never stored) as a field of JSON text. */
-const permissionsField = (scope: Scope): string => `"_permissions":${JSON.stringify(permissionsOf(scope))}`
+function permissionsField(scope: Scope): string {
+  const permissions = permissionsOf(scope)
+  let text = permissionsTexts.get(permissions)
+  if (text === undefined) permissionsTexts.set(permissions, (text = JSON.stringify(permissions)))
+  return `"_permissions":${text}`
+}
 
 /** Mongo cannot store `$` keys and reads dots as paths; prototype names are refused so nothing can pollute. */
 function checkKeys(value: unknown, path: string, depth: number): void {
