@@ -27,8 +27,15 @@ const document = {
 
 const app = createServer({ logLevel: 'info' })
 await app.register(edgePlugin, { corsOrigins: [], rateLimitPerMinute: 0, maxEventLoopDelay: 1000 })
-app.get('/api/v2/document-definitions/:ddId/documents/:id', { serializerCompiler: () => JSON.stringify }, async (_request, reply) =>
-  reply.header('etag', `"${document._hash}"`).send(document))
-app.post('/api/v2/document-definitions/:ddId/documents/new', { serializerCompiler: () => JSON.stringify }, async (_request, reply) =>
-  reply.code(201).header('etag', `"${document._hash}"`).send({ status: 'ok', data: document }))
+app.get(
+  '/api/v2/document-definitions/:ddId/documents/:id',
+  { serializerCompiler: () => JSON.stringify },
+  async (_request, reply) => reply.header('etag', `"${document._hash}"`).send(document),
+)
+app.post(
+  '/api/v2/document-definitions/:ddId/documents/new',
+  { serializerCompiler: () => JSON.stringify },
+  async (_request, reply) =>
+    reply.code(201).header('etag', `"${document._hash}"`).send({ status: 'ok', data: document }),
+)
 await startServer(app, 0, '127.0.0.1')

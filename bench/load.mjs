@@ -3,7 +3,9 @@
 import { readFileSync } from 'node:fs'
 import autocannon from 'autocannon'
 
-const { url, connections, duration, method, requests, headers, bodyFile } = JSON.parse(readFileSync(process.argv[2], 'utf8'))
+const { url, connections, duration, method, requests, headers, bodyFile } = JSON.parse(
+  readFileSync(process.argv[2], 'utf8'),
+)
 const body = bodyFile ? readFileSync(bodyFile) : undefined
 let i = 0
 const result = await autocannon({
@@ -16,19 +18,27 @@ const result = await autocannon({
       method,
       setupRequest(request) {
         const next = requests[i++ % requests.length]
-        return { ...request, path: next.path, ...(next.body !== undefined ? { body: next.body } : body ? { body } : {}) }
+        return {
+          ...request,
+          path: next.path,
+          ...(next.body !== undefined ? { body: next.body } : body ? { body } : {}),
+        }
       },
     },
   ],
 })
 const ok = result['2xx']
-console.log(JSON.stringify({
-  // Over the run's own length: autocannon's average is of whole-second samples, coarse for a run of a few seconds.
-  rps: result.requests.total / result.duration,
-  p50: result.latency.p50,
-  p99: result.latency.p99,
-  ok,
-  non2xx: result.non2xx,
-  errors: result.errors + result.timeouts,
-  statuses: Object.fromEntries(Object.entries(result.statusCodeStats ?? {}).map(([code, { count }]) => [code, count])),
-}))
+console.log(
+  JSON.stringify({
+    // Over the run's own length: autocannon's average is of whole-second samples, coarse for a run of a few seconds.
+    rps: result.requests.total / result.duration,
+    p50: result.latency.p50,
+    p99: result.latency.p99,
+    ok,
+    non2xx: result.non2xx,
+    errors: result.errors + result.timeouts,
+    statuses: Object.fromEntries(
+      Object.entries(result.statusCodeStats ?? {}).map(([code, { count }]) => [code, count]),
+    ),
+  }),
+)

@@ -28,7 +28,10 @@ process.on('exit', () => children.forEach((child) => child.kill('SIGKILL')))
 
 /** Starts a process and resolves with its port once its output names it. */
 function start(script, env = {}) {
-  const child = spawn(process.execPath, [script], { env: { PATH: process.env.PATH, ...env }, stdio: ['ignore', 'pipe', 'inherit'] })
+  const child = spawn(process.execPath, [script], {
+    env: { PATH: process.env.PATH, ...env },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  })
   children.add(child)
   return new Promise((resolve, reject) => {
     child.once('exit', (code) => reject(new Error(`${script} exited with ${code}`)))
@@ -58,7 +61,9 @@ function load(scenario) {
   const file = join(tmpdir(), `quire-bench-scenario-${process.pid}-${scenarios++}.json`)
   writeFileSync(file, JSON.stringify(scenario))
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [join(ROOT, 'bench/load.mjs'), file], { stdio: ['ignore', 'pipe', 'inherit'] })
+    const child = spawn(process.execPath, [join(ROOT, 'bench/load.mjs'), file], {
+      stdio: ['ignore', 'pipe', 'inherit'],
+    })
     let out = ''
     child.stdout.on('data', (chunk) => (out += chunk))
     child.once('exit', (code) => {
@@ -102,7 +107,9 @@ async function measure(name, server, scenario, compare) {
   const [ceilings, own, other] = measured
   const rate = (runs) => mean(runs.map((r) => r.rps))
   const statuses = {}
-  for (const r of own) for (const [code, count] of Object.entries(r.statuses)) statuses[code] = (statuses[code] ?? 0) + count
+  for (const r of own) {
+    for (const [code, count] of Object.entries(r.statuses)) statuses[code] = (statuses[code] ?? 0) + count
+  }
   const row = {
     name,
     rps: rate(own),
@@ -118,13 +125,18 @@ async function measure(name, server, scenario, compare) {
     statuses,
   }
   results.push(row)
-  console.error(`${name.padEnd(52)} ${row.rps.toFixed(0).padStart(7)} req/s  p50 ${row.p50} ms  p99 ${row.p99} ms  rss ${row.rssMb.toFixed(0)} MB (anon ${row.anonMb.toFixed(0)} MB)  ceiling ${row.ceiling.toFixed(0)}  ratio ${row.ratio.toFixed(3)}${compare ? `  (${row.compared.toFixed(2)} × ${row.comparedWith})` : ''}${row.non2xx || row.errors ? `  (statuses ${JSON.stringify(row.statuses)}, errors ${row.errors})` : ''}`)
+  console.error(
+    `${name.padEnd(52)} ${row.rps.toFixed(0).padStart(7)} req/s  p50 ${row.p50} ms  p99 ${row.p99} ms  rss ${row.rssMb.toFixed(0)} MB (anon ${row.anonMb.toFixed(0)} MB)  ceiling ${row.ceiling.toFixed(0)}  ratio ${row.ratio.toFixed(3)}${compare ? `  (${row.compared.toFixed(2)} × ${row.comparedWith})` : ''}${row.non2xx || row.errors ? `  (statuses ${JSON.stringify(row.statuses)}, errors ${row.errors})` : ''}`,
+  )
 }
 
 async function api(base, method, path, token, body) {
   const res = await fetch(new URL(path, base), {
     method,
-    headers: { ...(token ? { authorization: `Bearer ${token}`, 'environment-id': 'default' } : {}), ...(body ? { 'content-type': 'application/json' } : {}) },
+    headers: {
+      ...(token ? { authorization: `Bearer ${token}`, 'environment-id': 'default' } : {}),
+      ...(body ? { 'content-type': 'application/json' } : {}),
+    },
     body: body ? JSON.stringify(body) : undefined,
   })
   const json = await res.json()
@@ -147,7 +159,9 @@ async function seed(base, token, definition, total, make) {
   const worker = async () => {
     while (next < total) {
       const i = next++
-      ids[i] = (await api(base, 'POST', `/api/v2/document-definitions/${definition}/documents/new`, token, make(i))).data._id
+      ids[i] = (
+        await api(base, 'POST', `/api/v2/document-definitions/${definition}/documents/new`, token, make(i))
+      ).data._id
       if (++done % 1000 === 0 || done === total) progress(`seeding ${definition}`, done, total)
     }
   }
@@ -161,14 +175,31 @@ async function main() {
   hello = await start(join(ROOT, 'bench/hello.mjs'))
   await measure('fastify hello-world (the ceiling itself)', hello, HELLO)
   const floor = await start(join(ROOT, 'bench/floor.mjs'))
-  await measure("floor: Quire's HTTP stack, a constant document", floor, { method: 'GET', requests: [{ path: '/api/v2/document-definitions/bench/documents/x' }] })
+  await measure("floor: Quire's HTTP stack, a constant document", floor, {
+    method: 'GET',
+    requests: [{ path: '/api/v2/document-definitions/bench/documents/x' }],
+  })
   // What bounds create before Quire does any work: taking a JSON body in, on bare Fastify and on Quire's stack.
-  await measure('fastify hello-world, POST of a create body', hello, { method: 'POST', headers: JSON_HEADERS, requests: [{ path: '/', body: CREATE_BODY }] })
-  await measure("floor, POST: Quire's HTTP stack, a create body in, a constant document out", floor, { method: 'POST', headers: JSON_HEADERS, requests: [{ path: '/api/v2/document-definitions/bench/documents/new', body: CREATE_BODY }] })
+  await measure('fastify hello-world, POST of a create body', hello, {
+    method: 'POST',
+    headers: JSON_HEADERS,
+    requests: [{ path: '/', body: CREATE_BODY }],
+  })
+  await measure("floor, POST: Quire's HTTP stack, a create body in, a constant document out", floor, {
+    method: 'POST',
+    headers: JSON_HEADERS,
+    requests: [{ path: '/api/v2/document-definitions/bench/documents/new', body: CREATE_BODY }],
+  })
   await stop(floor)
 
   const dataDir = mkdtempSync(join(tmpdir(), 'quire-bench-'))
-  const env = { QUIRE_DATA_DIR: dataDir, QUIRE_HOST: '127.0.0.1', QUIRE_PORT: '0', QUIRE_LOG_LEVEL: 'info', QUIRE_ADMIN_PASSWORD: ADMIN.password }
+  const env = {
+    QUIRE_DATA_DIR: dataDir,
+    QUIRE_HOST: '127.0.0.1',
+    QUIRE_PORT: '0',
+    QUIRE_LOG_LEVEL: 'info',
+    QUIRE_ADMIN_PASSWORD: ADMIN.password,
+  }
   const seeder = await start(join(ROOT, 'apps/gateway/dist/server.js'), env)
   const token = (await api(seeder.url, 'POST', '/auth/login', null, ADMIN)).data.accessToken
   const headers = { authorization: `Bearer ${token}`, 'environment-id': 'default', 'content-type': 'application/json' }
@@ -191,23 +222,51 @@ async function main() {
 
   const getById = { method: 'GET', headers, requests: sample.map((id) => ({ path: `${core}/${id}` })) }
   await measure('get by _id', quire, getById)
-  await measure('get by externalId', quire, { method: 'GET', headers, requests: pick([...ids.keys()], 5000).map((i) => ({ path: `${core}/ext-${i}` })) })
-  await measure('list 20, default sort, first page', quire, { method: 'GET', headers, requests: [{ path: `${core}?limit=20` }] })
-  await measure('list 20, default sort, deep page (after)', quire, { method: 'GET', headers, requests: [{ path: `${core}?limit=20&after=${ids[Math.floor(DOCUMENTS * 0.9)]}` }] })
-  await measure('list 20, query + sort, with index', quire, { method: 'GET', headers, requests: [{ path: filterSort }] })
+  await measure('get by externalId', quire, {
+    method: 'GET',
+    headers,
+    requests: pick([...ids.keys()], 5000).map((i) => ({ path: `${core}/ext-${i}` })),
+  })
+  await measure('list 20, default sort, first page', quire, {
+    method: 'GET',
+    headers,
+    requests: [{ path: `${core}?limit=20` }],
+  })
+  await measure('list 20, default sort, deep page (after)', quire, {
+    method: 'GET',
+    headers,
+    requests: [{ path: `${core}?limit=20&after=${ids[Math.floor(DOCUMENTS * 0.9)]}` }],
+  })
+  await measure('list 20, query + sort, with index', quire, {
+    method: 'GET',
+    headers,
+    requests: [{ path: filterSort }],
+  })
   await api(quire.url, 'PATCH', '/api/v2/document-definitions/bench', token, { indexes: [] })
   // A scan of every document per request, one at a time: with more connections requests queue behind scans
   // until the overload guard answers 503, which would measure the guard, not the scan.
-  await measure('list 20, query + sort, without index (1 connection)', quire, { method: 'GET', headers, connections: 1, rounds: 1, requests: [{ path: filterSort }] })
+  await measure('list 20, query + sort, without index (1 connection)', quire, {
+    method: 'GET',
+    headers,
+    connections: 1,
+    rounds: 1,
+    requests: [{ path: filterSort }],
+  })
   await api(quire.url, 'PATCH', '/api/v2/document-definitions/bench', token, { indexes: [INDEX] })
 
   // The writes come last among the documents scenarios: creates grow the store past its 100,000 documents.
   await measure('create', quire, { method: 'POST', headers, requests: [{ path: `${core}/new`, body: CREATE_BODY }] })
-  await measure('patch', quire, { method: 'PATCH', headers, requests: sample.map((id, i) => ({ path: `${core}/${id}`, body: JSON.stringify({ price: i }) })) })
+  await measure('patch', quire, {
+    method: 'PATCH',
+    headers,
+    requests: sample.map((id, i) => ({ path: `${core}/${id}`, body: JSON.stringify({ price: i }) })),
+  })
 
   const boundary = 'quirebenchboundary'
   const multipart = Buffer.concat([
-    Buffer.from(`--${boundary}\r\ncontent-disposition: form-data; name="file"; filename="one-mb.bin"\r\ncontent-type: application/octet-stream\r\n\r\n`),
+    Buffer.from(
+      `--${boundary}\r\ncontent-disposition: form-data; name="file"; filename="one-mb.bin"\r\ncontent-type: application/octet-stream\r\n\r\n`,
+    ),
     Buffer.alloc(1024 * 1024, 7),
     Buffer.from(`\r\n--${boundary}--\r\n`),
   ])
@@ -228,11 +287,23 @@ async function main() {
     rounds: 1,
     // One document per connection: replacing the same document's file from 50 connections at once measures
     // write conflicts (412 after the retries), not uploads.
-    requests: ids.slice(2, 2 + CONNECTIONS).map((id) => ({ path: `${core}/${id}/attachments?valuePath=file&actionType=Replace` })),
+    requests: ids
+      .slice(2, 2 + CONNECTIONS)
+      .map((id) => ({ path: `${core}/${id}/attachments?valuePath=file&actionType=Replace` })),
   })
-  await measure('download 1 MB attachment', quire, { method: 'GET', headers, requests: [{ path: `${core}/${target}/attachments/${attachmentId}` }] })
+  await measure('download 1 MB attachment', quire, {
+    method: 'GET',
+    headers,
+    requests: [{ path: `${core}/${target}/attachments/${attachmentId}` }],
+  })
 
-  await measure('login (scrypt)', quire, { method: 'POST', headers: { 'content-type': 'application/json' }, duration: Math.min(DURATION, 5), rounds: 1, requests: [{ path: '/auth/login', body: JSON.stringify(ADMIN) }] })
+  await measure('login (scrypt)', quire, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    duration: Math.min(DURATION, 5),
+    rounds: 1,
+    requests: [{ path: '/auth/login', body: JSON.stringify(ADMIN) }],
+  })
 
   // Distributed: the three services and the gateway as separate processes on the same data, beside the
   // all-in-one server (idle while they run), so each round compares the two.
@@ -245,17 +316,27 @@ async function main() {
     QUIRE_USERS_URL: users.url,
     QUIRE_PACKAGES_URL: packages.url,
   })
-  await measure('get by _id through the gateway (distributed)', gateway, getById, { name: 'all-in-one', server: quire, scenario: getById })
+  await measure('get by _id through the gateway (distributed)', gateway, getById, {
+    name: 'all-in-one',
+    server: quire,
+    scenario: getById,
+  })
   await Promise.all([quire, gateway, users, documents, packages].map(stop))
   await stop(hello)
   rmSync(dataDir, { recursive: true, force: true })
 
   const cpu = cpus()[0]?.model ?? 'unknown CPU'
-  console.log(`\nMachine: ${cpus().length} × ${cpu}, ${(totalmem() / 2 ** 30).toFixed(0)} GiB, Node ${process.version}; ${CONNECTIONS} connections, ${DURATION} s per scenario, ${DOCUMENTS} documents.`)
-  console.log('\n| scenario | req/s | p50 ms | p99 ms | peak RSS MB | anon MB at end | ceiling req/s | ratio to ceiling |')
+  console.log(
+    `\nMachine: ${cpus().length} × ${cpu}, ${(totalmem() / 2 ** 30).toFixed(0)} GiB, Node ${process.version}; ${CONNECTIONS} connections, ${DURATION} s per scenario, ${DOCUMENTS} documents.`,
+  )
+  console.log(
+    '\n| scenario | req/s | p50 ms | p99 ms | peak RSS MB | anon MB at end | ceiling req/s | ratio to ceiling |',
+  )
   console.log('| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |')
   for (const r of results) {
-    console.log(`| ${r.name} | ${r.rps.toFixed(0)} | ${r.p50} | ${r.p99} | ${r.rssMb.toFixed(0)} | ${r.anonMb.toFixed(0)} | ${r.ceiling.toFixed(0)} | ${r.ratio.toFixed(3)}${r.compared === undefined ? '' : ` (${r.compared.toFixed(2)} × ${r.comparedWith})`} |${r.non2xx || r.errors ? ` statuses ${JSON.stringify(r.statuses)}, ${r.errors} errors` : ''}`)
+    console.log(
+      `| ${r.name} | ${r.rps.toFixed(0)} | ${r.p50} | ${r.p99} | ${r.rssMb.toFixed(0)} | ${r.anonMb.toFixed(0)} | ${r.ceiling.toFixed(0)} | ${r.ratio.toFixed(3)}${r.compared === undefined ? '' : ` (${r.compared.toFixed(2)} × ${r.comparedWith})`} |${r.non2xx || r.errors ? ` statuses ${JSON.stringify(r.statuses)}, ${r.errors} errors` : ''}`,
+    )
   }
 }
 

@@ -1,6 +1,15 @@
 import t from 'tap'
 import type { Attachment } from '@quire/contracts'
-import { ADAPTERS, attachmentsOf, buildWorld, createDefinition, createDocument, getDocument, storedObjects, upload } from './attachments-helper.js'
+import {
+  ADAPTERS,
+  attachmentsOf,
+  buildWorld,
+  createDefinition,
+  createDocument,
+  getDocument,
+  storedObjects,
+  upload,
+} from './attachments-helper.js'
 
 const COPY = '/api/v2/documents/copyAttachments'
 const names = (attachments: Attachment[]) => attachments.map((attachment) => attachment._fileName)
@@ -26,17 +35,32 @@ for (const adapter of ADAPTERS) {
         url: COPY,
         headers: as.member,
         payload: [
-          { source: { ddName: 'orders', _id: order._id, valuePath: 'scans' }, target: { ddName: 'invoices', externalId: 'invoice-1', valuePath: 'all' } },
-          { source: { ddName: 'orders', externalId: 'order-1', valuePath: 'scans', fileNames: ['b.txt'] }, target: { ddName: 'invoices', _id: invoice._id, valuePath: 'some.0.files' } },
-          { source: { ddName: 'orders', _id: order._id, valuePath: 'scans', fileIds: [c._id] }, target: { ddName: 'invoices', _id: invoice._id, valuePath: 'some.0.files' } },
-          { source: { ddName: 'orders', _id: order._id, valuePath: 'scans', fileIds: [a._id] }, target: { ddName: 'orders', _id: order._id, valuePath: 'backup' } },
+          {
+            source: { ddName: 'orders', _id: order._id, valuePath: 'scans' },
+            target: { ddName: 'invoices', externalId: 'invoice-1', valuePath: 'all' },
+          },
+          {
+            source: { ddName: 'orders', externalId: 'order-1', valuePath: 'scans', fileNames: ['b.txt'] },
+            target: { ddName: 'invoices', _id: invoice._id, valuePath: 'some.0.files' },
+          },
+          {
+            source: { ddName: 'orders', _id: order._id, valuePath: 'scans', fileIds: [c._id] },
+            target: { ddName: 'invoices', _id: invoice._id, valuePath: 'some.0.files' },
+          },
+          {
+            source: { ddName: 'orders', _id: order._id, valuePath: 'scans', fileIds: [a._id] },
+            target: { ddName: 'orders', _id: order._id, valuePath: 'backup' },
+          },
         ],
       })
       t.equal(response.statusCode, 200)
       const { status, data } = response.json()
       t.equal(status, 'ok')
       t.equal(data.length, 4)
-      t.match(data[0], { source: { ddName: 'orders', _id: order._id, valuePath: 'scans' }, target: { ddName: 'invoices', _id: invoice._id, externalId: 'invoice-1', valuePath: 'all' } })
+      t.match(data[0], {
+        source: { ddName: 'orders', _id: order._id, valuePath: 'scans' },
+        target: { ddName: 'invoices', _id: invoice._id, externalId: 'invoice-1', valuePath: 'all' },
+      })
       t.same(names(data[0].attachments), ['a.txt', 'b.txt', 'c.txt'])
       t.same(names(data[1].attachments), ['b.txt'])
       t.same(names(data[2].attachments), ['c.txt'])
@@ -46,64 +70,102 @@ for (const adapter of ADAPTERS) {
 
       const target = await getDocument(server, as.member, 'invoices', invoice._id)
       t.same(target.all, data[0].attachments)
-      t.same(target.some, [{ files: [...data[1].attachments, ...data[2].attachments] }], 'appended at the target path, created on the way')
+      t.same(
+        target.some,
+        [{ files: [...data[1].attachments, ...data[2].attachments] }],
+        'appended at the target path, created on the way',
+      )
       const source = await getDocument(server, as.member, 'orders', order._id)
       t.same(source.scans, [a, b, c], 'the source keeps its files')
       t.same(names(source.backup as Attachment[]), ['a.txt'], 'a copy within one document')
 
-      const bytes = await server.inject({ method: 'GET', url: `${attachmentsOf('invoices', invoice._id)}/${data[2].attachments[0]._id}`, headers: as.member })
+      const bytes = await server.inject({
+        method: 'GET',
+        url: `${attachmentsOf('invoices', invoice._id)}/${data[2].attachments[0]._id}`,
+        headers: as.member,
+      })
       t.equal(bytes.body, 'gamma', 'the copied bytes are there')
 
       // Each copy is its own file: removing the original leaves it.
-      await server.inject({ method: 'DELETE', url: `${attachmentsOf('orders', order._id)}/${a._id}`, headers: as.member })
-      t.equal((await server.inject({ method: 'GET', url: `${attachmentsOf('invoices', invoice._id)}/${copy._id}`, headers: as.member })).body, 'alpha')
-    })
-
-    t.test('a failing item stops the call, names its index, leaves the ones before done and nothing of its own', async (t) => {
-      const world = await buildWorld(t, adapter)
-      const { server, as } = world
-      await createDefinition(server, as.admin, { name: 'orders' })
-      await createDefinition(server, as.adminB, { name: 'vault' })
-      const order = await createDocument(server, as.member, 'orders')
-      const other = await createDocument(server, as.member, 'orders')
-      const outside = await createDocument(server, as.adminB, 'vault')
-      await upload(server, as.member, 'orders', order._id, 'valuePath=scans', [{ name: 'a.txt', content: 'alpha' }])
-      const item = (target: Record<string, string>, source: Record<string, unknown> = {}) => ({
-        source: { ddName: 'orders', _id: order._id, valuePath: 'scans', ...source },
-        target: { ddName: 'orders', _id: other._id, valuePath: 'copies', ...target },
+      await server.inject({
+        method: 'DELETE',
+        url: `${attachmentsOf('orders', order._id)}/${a._id}`,
+        headers: as.member,
       })
-      const copy = (payload: object[]) => server.inject({ method: 'POST', url: COPY, headers: as.member, payload })
-
-      const stored = await storedObjects(world)
-      const refused = await copy([item({}), item({ ddName: 'vault', _id: outside._id })])
-      t.equal(refused.statusCode, 404, 'a document of another environment cannot be reached')
-      t.match(refused.json(), { error: 'document_definition_not_found_for_id_or_name', description: /^item 1: .*items 0 to 0 were copied/ })
-      t.equal(((await getDocument(server, as.member, 'orders', other._id)).copies as Attachment[]).length, 1, 'item 0 stays done')
-      t.equal((await storedObjects(world)).length, stored.length + 1, 'only item 0 stored a file')
-      t.notOk('copies' in (await getDocument(server, as.adminB, 'vault', outside._id)))
-
-      const cases: Array<[string, object[], number, string]> = [
-        ['unknown file name', [item({}, { fileNames: ['nope.txt'] })], 404, 'attachment_not_found'],
-        ['unknown file id', [item({}, { fileIds: ['000000000000000000000000'] })], 404, 'attachment_not_found'],
-        ['bad target path', [item({ valuePath: 'copies.__proto__' })], 400, 'invalid_value_path'],
-        ['no document reference', [{ source: { ddName: 'orders', valuePath: 'scans' }, target: item({}).target }], 400, 'validation_error'],
-        ['unknown document', [item({ _id: 'nope' })], 404, 'document_not_found'],
-        ['empty body', [], 400, 'validation_error'],
-        ['too many items', Array.from({ length: 101 }, () => item({})), 400, 'validation_error'],
-      ]
-      for (const [name, payload, status, error] of cases) {
-        const response = await copy(payload)
-        t.equal(response.statusCode, status, name)
-        t.equal(response.json().error, error, name)
-      }
-      t.equal((await storedObjects(world)).length, stored.length + 1, 'failed items leave no file behind')
-
-      const hidden = await createDocument(server, as.admin, 'orders', { accessGroups: ['sales'] })
-      const noRead = await copy([{ source: { ddName: 'orders', _id: hidden._id, valuePath: 'scans' }, target: item({}).target }])
-      t.equal(noRead.statusCode, 404, 'a source the caller cannot read')
-      const noWrite = await copy([item({ _id: hidden._id })])
-      t.equal(noWrite.statusCode, 404, 'a target the caller cannot write')
-      t.match(noWrite.json(), { error: 'document_not_found', description: /^item 0: .*no item was copied/ })
+      t.equal(
+        (
+          await server.inject({
+            method: 'GET',
+            url: `${attachmentsOf('invoices', invoice._id)}/${copy._id}`,
+            headers: as.member,
+          })
+        ).body,
+        'alpha',
+      )
     })
+
+    t.test(
+      'a failing item stops the call, names its index, leaves the ones before done and nothing of its own',
+      async (t) => {
+        const world = await buildWorld(t, adapter)
+        const { server, as } = world
+        await createDefinition(server, as.admin, { name: 'orders' })
+        await createDefinition(server, as.adminB, { name: 'vault' })
+        const order = await createDocument(server, as.member, 'orders')
+        const other = await createDocument(server, as.member, 'orders')
+        const outside = await createDocument(server, as.adminB, 'vault')
+        await upload(server, as.member, 'orders', order._id, 'valuePath=scans', [{ name: 'a.txt', content: 'alpha' }])
+        const item = (target: Record<string, string>, source: Record<string, unknown> = {}) => ({
+          source: { ddName: 'orders', _id: order._id, valuePath: 'scans', ...source },
+          target: { ddName: 'orders', _id: other._id, valuePath: 'copies', ...target },
+        })
+        const copy = (payload: object[]) => server.inject({ method: 'POST', url: COPY, headers: as.member, payload })
+
+        const stored = await storedObjects(world)
+        const refused = await copy([item({}), item({ ddName: 'vault', _id: outside._id })])
+        t.equal(refused.statusCode, 404, 'a document of another environment cannot be reached')
+        t.match(refused.json(), {
+          error: 'document_definition_not_found_for_id_or_name',
+          description: /^item 1: .*items 0 to 0 were copied/,
+        })
+        t.equal(
+          ((await getDocument(server, as.member, 'orders', other._id)).copies as Attachment[]).length,
+          1,
+          'item 0 stays done',
+        )
+        t.equal((await storedObjects(world)).length, stored.length + 1, 'only item 0 stored a file')
+        t.notOk('copies' in (await getDocument(server, as.adminB, 'vault', outside._id)))
+
+        const cases: Array<[string, object[], number, string]> = [
+          ['unknown file name', [item({}, { fileNames: ['nope.txt'] })], 404, 'attachment_not_found'],
+          ['unknown file id', [item({}, { fileIds: ['000000000000000000000000'] })], 404, 'attachment_not_found'],
+          ['bad target path', [item({ valuePath: 'copies.__proto__' })], 400, 'invalid_value_path'],
+          [
+            'no document reference',
+            [{ source: { ddName: 'orders', valuePath: 'scans' }, target: item({}).target }],
+            400,
+            'validation_error',
+          ],
+          ['unknown document', [item({ _id: 'nope' })], 404, 'document_not_found'],
+          ['empty body', [], 400, 'validation_error'],
+          ['too many items', Array.from({ length: 101 }, () => item({})), 400, 'validation_error'],
+        ]
+        for (const [name, payload, status, error] of cases) {
+          const response = await copy(payload)
+          t.equal(response.statusCode, status, name)
+          t.equal(response.json().error, error, name)
+        }
+        t.equal((await storedObjects(world)).length, stored.length + 1, 'failed items leave no file behind')
+
+        const hidden = await createDocument(server, as.admin, 'orders', { accessGroups: ['sales'] })
+        const noRead = await copy([
+          { source: { ddName: 'orders', _id: hidden._id, valuePath: 'scans' }, target: item({}).target },
+        ])
+        t.equal(noRead.statusCode, 404, 'a source the caller cannot read')
+        const noWrite = await copy([item({ _id: hidden._id })])
+        t.equal(noWrite.statusCode, 404, 'a target the caller cannot write')
+        t.match(noWrite.json(), { error: 'document_not_found', description: /^item 0: .*no item was copied/ })
+      },
+    )
   })
 }

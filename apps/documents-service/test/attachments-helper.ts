@@ -6,7 +6,15 @@ import { Value } from '@sinclair/typebox/value'
 import type { Attachment } from '@quire/contracts'
 import { openFileStore, type FileStore } from '@quire/files'
 import { createServer, type App } from '@quire/service-kit'
-import { accessToken, createEnvironment, createUser, headers, testResources, type TestResources, type UserSeed } from '@quire/testing'
+import {
+  accessToken,
+  createEnvironment,
+  createUser,
+  headers,
+  testResources,
+  type TestResources,
+  type UserSeed,
+} from '@quire/testing'
 import { app } from '../src/app.js'
 import { DocumentsConfigSchema, type DocumentsConfig } from '../src/config.js'
 import { ENV_A, ENV_B, createDefinition, documentsOf } from './helper.js'
@@ -26,7 +34,12 @@ interface S3rverInstance {
   run(): Promise<AddressInfo>
   close(): Promise<void>
 }
-type S3rverClass = new (options: { address: string; port: number; silent: boolean; directory: string }) => S3rverInstance
+type S3rverClass = new (options: {
+  address: string
+  port: number
+  silent: boolean
+  directory: string
+}) => S3rverInstance
 
 // s3rver is a dev dependency of @quire/files (whose suite uses it): resolved from there, not installed twice.
 const S3rver = createRequire(new URL('../../../packages/files/package.json', import.meta.url))('s3rver') as S3rverClass
@@ -41,7 +54,12 @@ export interface World {
   /** Where the adapter keeps its bytes on disk: the data dir's `files`, or s3rver's directory. */
   storageDir: string
   adapter: Adapter
-  as: { admin: Record<string, string>; member: Record<string, string>; sales: Record<string, string>; adminB: Record<string, string> }
+  as: {
+    admin: Record<string, string>
+    member: Record<string, string>
+    sales: Record<string, string>
+    adminB: Record<string, string>
+  }
 }
 
 /** A file store on an s3rver started for this test on a loopback port. */
@@ -51,14 +69,26 @@ async function s3rverStore(t: TestContext, directory: string): Promise<FileStore
   t.teardown(() => s3rver.close())
   const files = await openFileStore({
     dataDir: directory,
-    s3: { endPoint: '127.0.0.1', port, useSSL: false, accessKey: 'S3RVER', secretKey: 'S3RVER', bucket: 'quire-test', region: 'us-east-1' },
+    s3: {
+      endPoint: '127.0.0.1',
+      port,
+      useSSL: false,
+      accessKey: 'S3RVER',
+      secretKey: 'S3RVER',
+      bucket: 'quire-test',
+      region: 'us-east-1',
+    },
   })
   t.teardown(() => files.close())
   return files
 }
 
 /** The documents service on a fresh store with environments A and B, files on the chosen adapter. */
-export async function buildWorld(t: TestContext, adapter: Adapter, config: Partial<DocumentsConfig> = {}): Promise<World> {
+export async function buildWorld(
+  t: TestContext,
+  adapter: Adapter,
+  config: Partial<DocumentsConfig> = {},
+): Promise<World> {
   const resources = await testResources(t)
   const { store, keys } = resources
   const uploadDir = t.testdir()
@@ -103,32 +133,55 @@ export async function storedObjects(world: Pick<World, 'adapter' | 'storageDir'>
 /** A multipart body with one `file` part per upload. */
 export function form(uploads: Upload[]): FormData {
   const body = new FormData()
-  for (const { name, content, type } of uploads) body.append('file', new File([content], name, { type: type ?? 'text/plain' }))
+  for (const { name, content, type } of uploads) {
+    body.append('file', new File([content], name, { type: type ?? 'text/plain' }))
+  }
   return body
 }
 
 export const attachmentsOf = (ddId: string, id: string) => `${documentsOf(ddId)}/${encodeURIComponent(id)}/attachments`
 
 /** Creates a document in definition `ddId` and returns it. */
-export async function createDocument(server: App, as: Record<string, string>, ddId: string, body: Record<string, unknown> = {}) {
+export async function createDocument(
+  server: App,
+  as: Record<string, string>,
+  ddId: string,
+  body: Record<string, unknown> = {},
+) {
   const response = await server.inject({ method: 'POST', url: `${documentsOf(ddId)}/new`, headers: as, payload: body })
   if (response.statusCode !== 201) throw new Error(`document not created: ${response.body}`)
   return response.json().data as { _id: string; _hash: string } & Record<string, unknown>
 }
 
 export async function getDocument(server: App, as: Record<string, string>, ddId: string, id: string) {
-  const response = await server.inject({ method: 'GET', url: `${documentsOf(ddId)}/${encodeURIComponent(id)}`, headers: as })
+  const response = await server.inject({
+    method: 'GET',
+    url: `${documentsOf(ddId)}/${encodeURIComponent(id)}`,
+    headers: as,
+  })
   return response.json() as { _id: string; _hash: string } & Record<string, unknown>
 }
 
 /** `POST .../attachments?<query>` with the uploads; the raw response. */
-export function upload(server: App, as: Record<string, string>, ddId: string, id: string, query: string, uploads: Upload[], method: 'POST' | 'PUT' = 'POST') {
+export function upload(
+  server: App,
+  as: Record<string, string>,
+  ddId: string,
+  id: string,
+  query: string,
+  uploads: Upload[],
+  method: 'POST' | 'PUT' = 'POST',
+) {
   return server.inject({ method, url: `${attachmentsOf(ddId, id)}?${query}`, headers: as, payload: form(uploads) })
 }
 
 /** The file key the service uses, to look into the store from a test. */
-export const keyOf = (environmentId: string, definitionId: string, documentId: string, attachment: Pick<Attachment, '_id'>) =>
-  `${environmentId}/${definitionId}/${documentId}/${attachment._id}`
+export const keyOf = (
+  environmentId: string,
+  definitionId: string,
+  documentId: string,
+  attachment: Pick<Attachment, '_id'>,
+) => `${environmentId}/${definitionId}/${documentId}/${attachment._id}`
 
 /** A PNG signature and header chunk: all image-size needs to read `width`×`height`. */
 export function pngHeader(width: number, height: number): Uint8Array {

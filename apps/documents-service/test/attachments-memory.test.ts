@@ -1,7 +1,15 @@
 import { createHash, randomUUID } from 'node:crypto'
 import { Readable } from 'node:stream'
 import t from 'tap'
-import { ENV_A, attachmentsOf, buildWorld, createDefinition, createDocument, filesUnder, keyOf } from './attachments-helper.js'
+import {
+  ENV_A,
+  attachmentsOf,
+  buildWorld,
+  createDefinition,
+  createDocument,
+  filesUnder,
+  keyOf,
+} from './attachments-helper.js'
 
 const MB = 1024 * 1024
 const FILE_SIZE = 200 * MB
@@ -20,7 +28,9 @@ t.test('a 200 MB upload streams to the local store with flat memory', async (t) 
   let peakRss = baseline.rss
   let peakHeap = baseline.heapUsed
   async function* body() {
-    yield Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="big.bin"\r\nContent-Type: application/octet-stream\r\n\r\n`)
+    yield Buffer.from(
+      `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="big.bin"\r\nContent-Type: application/octet-stream\r\n\r\n`,
+    )
     for (let sent = 0; sent < FILE_SIZE; sent += CHUNK.length) {
       hash.update(CHUNK)
       const { rss, heapUsed } = process.memoryUsage()
@@ -47,7 +57,9 @@ t.test('a 200 MB upload streams to the local store with flat memory', async (t) 
 
   const rssGrowth = peakRss - baseline.rss
   const heapGrowth = peakHeap - baseline.heapUsed
-  t.comment(`peak growth while uploading ${FILE_SIZE / MB} MB: rss ${(rssGrowth / MB).toFixed(1)} MB, heap ${(heapGrowth / MB).toFixed(1)} MB`)
+  t.comment(
+    `peak growth while uploading ${FILE_SIZE / MB} MB: rss ${(rssGrowth / MB).toFixed(1)} MB, heap ${(heapGrowth / MB).toFixed(1)} MB`,
+  )
   t.ok(rssGrowth < 64 * MB, 'resident memory grows far less than the file')
   t.ok(heapGrowth < 32 * MB, 'the heap grows far less than the file')
 })

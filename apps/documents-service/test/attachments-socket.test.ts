@@ -1,6 +1,13 @@
 import { randomUUID } from 'node:crypto'
 import t from 'tap'
-import { attachmentsOf, buildWorld, createDefinition, createDocument, filesUnder, storedObjects } from './attachments-helper.js'
+import {
+  attachmentsOf,
+  buildWorld,
+  createDefinition,
+  createDocument,
+  filesUnder,
+  storedObjects,
+} from './attachments-helper.js'
 
 const MB = 1024 * 1024
 
@@ -18,7 +25,9 @@ t.test('over a real socket, 413 comes while the client is still sending, and the
   let sent = 0
   const body = new ReadableStream<Uint8Array>({
     start(controller) {
-      controller.enqueue(Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="big.bin"\r\n\r\n`))
+      controller.enqueue(
+        Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="big.bin"\r\n\r\n`),
+      )
     },
     pull(controller) {
       if (sent >= 500 * MB) return controller.close()

@@ -1,5 +1,14 @@
 import { createServer, loadConfig, type App } from '@quire/service-kit'
-import { accessToken, createEnvironment, createUser, headers, testResources, type Teardown, type TestResources, type UserSeed } from '@quire/testing'
+import {
+  accessToken,
+  createEnvironment,
+  createUser,
+  headers,
+  testResources,
+  type Teardown,
+  type TestResources,
+  type UserSeed,
+} from '@quire/testing'
 import { app } from '../src/app.js'
 import { DocumentsConfigSchema } from '../src/config.js'
 
@@ -25,7 +34,7 @@ export async function build(t: Teardown): Promise<Built> {
   const { store, keys } = resources
   await createEnvironment(store, ENV_A)
   await createEnvironment(store, ENV_B)
-  const tokenOf = async (environments: UserSeed["environments"]) =>
+  const tokenOf = async (environments: UserSeed['environments']) =>
     accessToken(keys.privateKey, (await createUser(store, { environments }))._id)
   const admin = await tokenOf({ [ENV_A]: { administrator: true } })
   const adminB = await tokenOf({ [ENV_B]: { administrator: true } })

@@ -4,7 +4,14 @@ import { build, createDefinition, DEFINITIONS, documentsOf } from './helper.js'
 t.test('environment A never sees B: definitions and documents by id, name, externalId or filter', async (t) => {
   const { server, as } = await build(t)
   const definitionB = await createDefinition(server, as.adminB, { name: 'secrets' })
-  const documentB = (await server.inject({ method: 'POST', url: `${documentsOf('secrets')}/new`, headers: as.adminB, payload: { externalId: 'X1', code: 42 } })).json().data
+  const documentB = (
+    await server.inject({
+      method: 'POST',
+      url: `${documentsOf('secrets')}/new`,
+      headers: as.adminB,
+      payload: { externalId: 'X1', code: 42 },
+    })
+  ).json().data
 
   for (const ddId of [definitionB._id, 'secrets']) {
     const definition = await server.inject({ method: 'GET', url: `${DEFINITIONS}/${ddId}`, headers: as.admin })
@@ -16,24 +23,48 @@ t.test('environment A never sees B: definitions and documents by id, name, exter
       t.equal(document.statusCode, 404, `document ${id} under ${ddId}`)
     }
     const writes = [
-      await server.inject({ method: 'PATCH', url: `${documentsOf(ddId)}/${documentB._id}`, headers: as.admin, payload: { code: 0 } }),
+      await server.inject({
+        method: 'PATCH',
+        url: `${documentsOf(ddId)}/${documentB._id}`,
+        headers: as.admin,
+        payload: { code: 0 },
+      }),
       await server.inject({ method: 'DELETE', url: `${documentsOf(ddId)}/${documentB._id}`, headers: as.admin }),
       await server.inject({ method: 'DELETE', url: `${DEFINITIONS}/${ddId}?force=true`, headers: as.admin }),
       await server.inject({ method: 'POST', url: `${DEFINITIONS}?sourceId=${ddId}`, headers: as.admin, payload: {} }),
     ]
-    t.same(writes.map((response) => response.statusCode), [404, 404, 404, 404])
+    t.same(
+      writes.map((response) => response.statusCode),
+      [404, 404, 404, 404],
+    )
   }
   t.same((await server.inject({ method: 'GET', url: DEFINITIONS, headers: as.admin })).json().data, [])
 
   // A's own definition of the same name holds nothing of B's, whatever the filter.
   await createDefinition(server, as.admin, { name: 'secrets' })
   for (const query of [{}, { code: 42 }, { _environmentId: 'env_b' }, { externalId: 'X1' }, { _id: documentB._id }]) {
-    const list = await server.inject({ method: 'GET', url: `${documentsOf('secrets')}?query=${encodeURIComponent(JSON.stringify(query))}`, headers: as.admin })
+    const list = await server.inject({
+      method: 'GET',
+      url: `${documentsOf('secrets')}?query=${encodeURIComponent(JSON.stringify(query))}`,
+      headers: as.admin,
+    })
     t.same(list.json().data, [], JSON.stringify(query))
   }
-  t.equal((await server.inject({ method: 'GET', url: `${documentsOf('secrets')}/X1`, headers: as.admin })).statusCode, 404)
-  t.equal((await server.inject({ method: 'GET', url: `${documentsOf('secrets')}?after=${documentB._id}`, headers: as.admin })).statusCode, 400)
-  const reused = await server.inject({ method: 'POST', url: `${documentsOf('secrets')}/new`, headers: as.admin, payload: { externalId: 'X1' } })
+  t.equal(
+    (await server.inject({ method: 'GET', url: `${documentsOf('secrets')}/X1`, headers: as.admin })).statusCode,
+    404,
+  )
+  t.equal(
+    (await server.inject({ method: 'GET', url: `${documentsOf('secrets')}?after=${documentB._id}`, headers: as.admin }))
+      .statusCode,
+    400,
+  )
+  const reused = await server.inject({
+    method: 'POST',
+    url: `${documentsOf('secrets')}/new`,
+    headers: as.admin,
+    payload: { externalId: 'X1' },
+  })
   t.equal(reused.statusCode, 201, "B's externalId is free in A")
 
   const stillThere = await server.inject({ method: 'GET', url: `${documentsOf('secrets')}/X1`, headers: as.adminB })

@@ -36,7 +36,9 @@ export const upstreamsFrom = (config: Config): Record<ServiceName, string> => ({
 export const app: FastifyPluginAsync<GatewayOptions> = async (fastify, { config, upstreams, local }) => {
   const remote = SERVICE_NAMES.map((service) => upstreams[service]).filter((upstream) => upstream !== 'local')
   await fastify.register(edgePlugin, {
-    corsOrigins: config.QUIRE_CORS_ORIGINS.split(',').map((origin) => origin.trim()).filter(Boolean),
+    corsOrigins: config.QUIRE_CORS_ORIGINS.split(',')
+      .map((origin) => origin.trim())
+      .filter(Boolean),
     rateLimitPerMinute: config.QUIRE_RATE_LIMIT_PER_MINUTE,
     maxEventLoopDelay: config.QUIRE_MAX_EVENT_LOOP_DELAY_MS,
   })

@@ -8,13 +8,26 @@ import { ConfigSchema } from './config.js'
 
 const config = loadConfig(ConfigSchema)
 const upstreams = upstreamsFrom(config)
-const server = createServer({ logLevel: config.QUIRE_LOG_LEVEL, bodyLimit: config.QUIRE_BODY_LIMIT, requestTimeout: config.QUIRE_REQUEST_TIMEOUT_MS, trustProxy: config.QUIRE_TRUST_PROXY })
+const server = createServer({
+  logLevel: config.QUIRE_LOG_LEVEL,
+  bodyLimit: config.QUIRE_BODY_LIMIT,
+  requestTimeout: config.QUIRE_REQUEST_TIMEOUT_MS,
+  trustProxy: config.QUIRE_TRUST_PROXY,
+})
 
 let local: LocalResources | undefined
 if (Object.values(upstreams).includes('local')) {
-  const store = await openRecordStore({ dataDir: config.QUIRE_DATA_DIR, mongoUrl: config.QUIRE_MONGO_URL, mongoDb: config.QUIRE_MONGO_DB })
+  const store = await openRecordStore({
+    dataDir: config.QUIRE_DATA_DIR,
+    mongoUrl: config.QUIRE_MONGO_URL,
+    mongoDb: config.QUIRE_MONGO_DB,
+  })
   const files = await openFileStore({ dataDir: config.QUIRE_DATA_DIR, s3: s3Options(config) })
-  const keys = await loadKeyPair({ dataDir: config.QUIRE_DATA_DIR, publicKey: config.QUIRE_JWT_PUBLIC_KEY, privateKey: config.QUIRE_JWT_PRIVATE_KEY })
+  const keys = await loadKeyPair({
+    dataDir: config.QUIRE_DATA_DIR,
+    publicKey: config.QUIRE_JWT_PUBLIC_KEY,
+    privateKey: config.QUIRE_JWT_PRIVATE_KEY,
+  })
   local = { store, files, keys }
   server.addHook('onClose', async () => {
     await files.close()

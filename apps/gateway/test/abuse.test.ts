@@ -1,6 +1,16 @@
 import t from 'tap'
 import type { FastifySchema } from 'fastify'
-import { ENV, ENVELOPE, isInfrastructure, multipart, snapshot, type Json, type Request, type World, world } from './hardening/world.js'
+import {
+  ENV,
+  ENVELOPE,
+  isInfrastructure,
+  multipart,
+  snapshot,
+  type Json,
+  type Request,
+  type World,
+  world,
+} from './hardening/world.js'
 
 const BODY_LIMIT = 64 * 1024
 const MAX_FILE_SIZE = 4 * 1024
@@ -29,8 +39,24 @@ const json = (payload: string | Buffer) => ({ payload, headers: { 'content-type'
 
 /** Every operator `API.md` forbids in a client filter (and a few Mongo would run), plainly and nested. */
 const FORBIDDEN_OPERATORS = [
-  '$where', '$expr', '$function', '$accumulator', '$jsonSchema', '$text', '$mod', '$lookup', '$merge', '$out',
-  '$geoWithin', '$near', '$comment', '$rand', '$set', '$unset', '$inc', '$search',
+  '$where',
+  '$expr',
+  '$function',
+  '$accumulator',
+  '$jsonSchema',
+  '$text',
+  '$mod',
+  '$lookup',
+  '$merge',
+  '$out',
+  '$geoWithin',
+  '$near',
+  '$comment',
+  '$rand',
+  '$set',
+  '$unset',
+  '$inc',
+  '$search',
 ]
 const forbiddenFilters: [string, Json][] = FORBIDDEN_OPERATORS.flatMap((op): [string, Json][] => [
   [`${op} at the top`, { [op]: 'sleep(1000) || true' }],
@@ -61,7 +87,22 @@ const BAD_IDS = [
 ] as const
 
 const CONTROL_NAMES = ['nul\u0000name', 'bell\u0007name', '\u001b[2Jansi', 'new\nline', 'del\u007fname']
-const BAD_VALUE_PATHS = ['../files', 'a/../../b', 'files/../../etc', '__proto__', 'constructor.prototype', 'files.__proto__', '_id', 'status', 'a..b', '.files', 'files.', '0', 'files.99999999', 'x'.repeat(2000)]
+const BAD_VALUE_PATHS = [
+  '../files',
+  'a/../../b',
+  'files/../../etc',
+  '__proto__',
+  'constructor.prototype',
+  'files.__proto__',
+  '_id',
+  'status',
+  'a..b',
+  '.files',
+  'files.',
+  '0',
+  'files.99999999',
+  'x'.repeat(2000),
+]
 
 /** Cases from what a route declares: its body, its querystring, its params, how it takes its body. */
 function casesFor(method: string, url: string, schema: FastifySchema | undefined, w: World): Case[] {
@@ -74,7 +115,9 @@ function casesFor(method: string, url: string, schema: FastifySchema | undefined
   // Invalid ids, one parameter at a time.
   const params = [...url.matchAll(/:(\w+)/g)].map((match) => match[1] ?? '')
   for (const param of params) {
-    for (const [why, bad] of BAD_IDS) cases.push({ name: `:${param} ${why}`, request: { url: fill(url, w, { [param]: bad }) } })
+    for (const [why, bad] of BAD_IDS) {
+      cases.push({ name: `:${param} ${why}`, request: { url: fill(url, w, { [param]: bad }) } })
+    }
   }
 
   if (takesBody) {
@@ -82,13 +125,31 @@ function casesFor(method: string, url: string, schema: FastifySchema | undefined
       { name: 'malformed JSON', request: json('{"name": "x", '), status: 400 },
       { name: 'JSON with a trailing comma', request: json('{"name": "x",}'), status: 400 },
       { name: 'body over the limit', request: json(`{"name": "${'x'.repeat(BODY_LIMIT + 1)}"}`), status: 413 },
-      { name: 'text/plain body', request: { payload: 'name=x', headers: { 'content-type': 'text/plain' } }, status: 415 },
-      { name: 'form-encoded body', request: { payload: 'name=x', headers: { 'content-type': 'application/x-www-form-urlencoded' } }, status: 415 },
+      {
+        name: 'text/plain body',
+        request: { payload: 'name=x', headers: { 'content-type': 'text/plain' } },
+        status: 415,
+      },
+      {
+        name: 'form-encoded body',
+        request: { payload: 'name=x', headers: { 'content-type': 'application/x-www-form-urlencoded' } },
+        status: 415,
+      },
       { name: 'XML body', request: { payload: '<a/>', headers: { 'content-type': 'application/xml' } }, status: 415 },
       { name: '__proto__ key', request: json('{"__proto__": {"polluted": true}, "name": "x"}'), status: 400 },
-      { name: 'constructor.prototype keys', request: json('{"constructor": {"prototype": {"polluted": true}}, "name": "x"}'), status: 400 },
+      {
+        name: 'constructor.prototype keys',
+        request: json('{"constructor": {"prototype": {"polluted": true}}, "name": "x"}'),
+        status: 400,
+      },
     )
-    if (!multipartRoute) cases.push({ name: 'multipart to a JSON route', request: multipart([{ filename: 'a.txt', content: 'a' }]), status: 415 })
+    if (!multipartRoute) {
+      cases.push({
+        name: 'multipart to a JSON route',
+        request: multipart([{ filename: 'a.txt', content: 'a' }]),
+        status: 415,
+      })
+    }
   }
 
   // `reset-password` answers 200 to any name, so nobody can probe for accounts (API.md).
@@ -98,19 +159,44 @@ function casesFor(method: string, url: string, schema: FastifySchema | undefined
     for (const [name, property] of Object.entries(querystring.properties)) {
       const types = [property.type].flat()
       if (types.includes('integer') || types.includes('number')) {
-        for (const value of ['abc', '1e309', '-1', '1.5', '99999999999999999999']) cases.push({ name: `?${name}=${value}`, request: { url: withQuery(fill(url, w), name, value) } })
+        for (const value of ['abc', '1e309', '-1', '1.5', '99999999999999999999']) {
+          cases.push({ name: `?${name}=${value}`, request: { url: withQuery(fill(url, w), name, value) } })
+        }
       }
-      if (types.includes('boolean')) cases.push({ name: `?${name}=maybe`, request: { url: withQuery(fill(url, w), name, 'maybe') } })
+      if (types.includes('boolean')) {
+        cases.push({ name: `?${name}=maybe`, request: { url: withQuery(fill(url, w), name, 'maybe') } })
+      }
     }
     if ('limit' in querystring.properties) {
-      for (const limit of ['0', '801', '100000']) cases.push({ name: `oversized limit=${limit}`, request: { url: withQuery(fill(url, w), 'limit', limit) }, status: 400 })
+      for (const limit of ['0', '801', '100000']) {
+        cases.push({
+          name: `oversized limit=${limit}`,
+          request: { url: withQuery(fill(url, w), 'limit', limit) },
+          status: 400,
+        })
+      }
     }
     if ('query' in querystring.properties) {
       for (const [why, filter] of [...forbiddenFilters, ...pollutingFilters]) {
-        cases.push({ name: `query with ${why}`, request: { url: withQuery(fill(url, w), 'query', JSON.stringify(filter)) }, status: 400, code: 'invalid_query' })
+        cases.push({
+          name: `query with ${why}`,
+          request: { url: withQuery(fill(url, w), 'query', JSON.stringify(filter)) },
+          status: 400,
+          code: 'invalid_query',
+        })
       }
-      cases.push({ name: 'query that is not JSON', request: { url: withQuery(fill(url, w), 'query', '{title:') }, status: 400, code: 'invalid_query' })
-      cases.push({ name: 'query that is an array', request: { url: withQuery(fill(url, w), 'query', '[1]') }, status: 400, code: 'invalid_query' })
+      cases.push({
+        name: 'query that is not JSON',
+        request: { url: withQuery(fill(url, w), 'query', '{title:') },
+        status: 400,
+        code: 'invalid_query',
+      })
+      cases.push({
+        name: 'query that is an array',
+        request: { url: withQuery(fill(url, w), 'query', '[1]') },
+        status: 400,
+        code: 'invalid_query',
+      })
     }
     for (const name of ['sort', 'fields', 'options']) {
       if (!(name in querystring.properties)) continue
@@ -119,25 +205,74 @@ function casesFor(method: string, url: string, schema: FastifySchema | undefined
         fields: { 'constructor.prototype': 1 },
         options: { sort: { $natural: 1 }, limit: 100000 },
       }
-      cases.push({ name: `${name} with an operator`, request: { url: withQuery(fill(url, w), name, JSON.stringify(hostile[name])) }, status: 400 })
-      cases.push({ name: `${name} that is not JSON`, request: { url: withQuery(fill(url, w), name, '{') }, status: 400 })
+      cases.push({
+        name: `${name} with an operator`,
+        request: { url: withQuery(fill(url, w), name, JSON.stringify(hostile[name])) },
+        status: 400,
+      })
+      cases.push({
+        name: `${name} that is not JSON`,
+        request: { url: withQuery(fill(url, w), name, '{') },
+        status: 400,
+      })
     }
     if ('valuePath' in querystring.properties) {
       for (const path of BAD_VALUE_PATHS) {
-        cases.push({ name: `valuePath ${JSON.stringify(path.slice(0, 40))}`, request: { url: withQuery(fill(url, w), 'valuePath', path), ...multipart([{ filename: 'a.txt', content: 'a' }]) } })
+        cases.push({
+          name: `valuePath ${JSON.stringify(path.slice(0, 40))}`,
+          request: {
+            url: withQuery(fill(url, w), 'valuePath', path),
+            ...multipart([{ filename: 'a.txt', content: 'a' }]),
+          },
+        })
       }
-      cases.push({ name: 'actionType not an action', request: { url: `${withQuery(fill(url, w), 'valuePath', 'files')}&actionType=delete`, ...multipart([{ filename: 'a.txt', content: 'a' }]) }, status: 400 })
+      cases.push({
+        name: 'actionType not an action',
+        request: {
+          url: `${withQuery(fill(url, w), 'valuePath', 'files')}&actionType=delete`,
+          ...multipart([{ filename: 'a.txt', content: 'a' }]),
+        },
+        status: 400,
+      })
     }
   }
 
   if (multipartRoute) {
     const upload = withQuery(fill(url, w), 'valuePath', 'files')
     cases.push(
-      { name: 'file over the size limit', request: { url: upload, ...multipart([{ filename: 'big.bin', content: Buffer.alloc(MAX_FILE_SIZE + 1) }]) }, status: 413 },
-      { name: 'more files than allowed', request: { url: upload, ...multipart(Array.from({ length: 4 }, (_, i) => ({ filename: `${i}.txt`, content: 'a' }))) }, status: 413 },
-      { name: 'multipart without a file part', request: { url: upload, payload: Buffer.from('--b\r\nContent-Disposition: form-data; name="x"\r\n\r\nv\r\n--b--\r\n'), headers: { 'content-type': 'multipart/form-data; boundary=b' } } },
-      { name: 'multipart without a boundary', request: { url: upload, payload: 'garbage', headers: { 'content-type': 'multipart/form-data' } } },
-      { name: 'multipart cut short', request: { url: upload, payload: Buffer.from('--b\r\nContent-Disposition: form-data; name="file"; filename="a.txt"\r\n\r\nabc'), headers: { 'content-type': 'multipart/form-data; boundary=b' } } },
+      {
+        name: 'file over the size limit',
+        request: { url: upload, ...multipart([{ filename: 'big.bin', content: Buffer.alloc(MAX_FILE_SIZE + 1) }]) },
+        status: 413,
+      },
+      {
+        name: 'more files than allowed',
+        request: {
+          url: upload,
+          ...multipart(Array.from({ length: 4 }, (_, i) => ({ filename: `${i}.txt`, content: 'a' }))),
+        },
+        status: 413,
+      },
+      {
+        name: 'multipart without a file part',
+        request: {
+          url: upload,
+          payload: Buffer.from('--b\r\nContent-Disposition: form-data; name="x"\r\n\r\nv\r\n--b--\r\n'),
+          headers: { 'content-type': 'multipart/form-data; boundary=b' },
+        },
+      },
+      {
+        name: 'multipart without a boundary',
+        request: { url: upload, payload: 'garbage', headers: { 'content-type': 'multipart/form-data' } },
+      },
+      {
+        name: 'multipart cut short',
+        request: {
+          url: upload,
+          payload: Buffer.from('--b\r\nContent-Disposition: form-data; name="file"; filename="a.txt"\r\n\r\nabc'),
+          headers: { 'content-type': 'multipart/form-data; boundary=b' },
+        },
+      },
     )
   }
   return cases
@@ -152,11 +287,17 @@ function bodyCases(body: JsonSchemaNode, answersAnything: boolean): Case[] {
     cases.push({ name: `body ${wrong}`, request: json(wrong), status: 400 })
   }
   if (isArray) return cases
-  if (body.required && body.required.length > 0) cases.push({ name: 'required fields missing', request: json('{}'), status: 400 })
+  if (body.required && body.required.length > 0) {
+    cases.push({ name: 'required fields missing', request: json('{}'), status: 400 })
+  }
   const properties = body.properties ?? {}
   if (body.additionalProperties === false) {
     cases.push({ name: 'an unknown field', request: json(JSON.stringify({ unknownField: 1 })), status: 400 })
-    cases.push({ name: 'a system field', request: json(JSON.stringify({ _id: 'mine', isSuperAdministrator: true })), status: 400 })
+    cases.push({
+      name: 'a system field',
+      request: json(JSON.stringify({ _id: 'mine', isSuperAdministrator: true })),
+      status: 400,
+    })
   }
   for (const [name, property] of Object.entries(properties)) {
     const types = [property.type].flat()
@@ -165,12 +306,23 @@ function bodyCases(body: JsonSchemaNode, answersAnything: boolean): Case[] {
     const wrong: Json = types.includes('object') ? 'text' : { nested: true }
     cases.push({ name: `${name} of the wrong type`, request: json(JSON.stringify({ [name]: wrong })), status: 400 })
     if (['name', 'username'].includes(name) && types.includes('string') && !answersAnything) {
-      for (const control of CONTROL_NAMES) cases.push({ name: `${name} with control characters ${JSON.stringify(control)}`, request: json(JSON.stringify({ ...requiredStrings(body), [name]: control })) })
+      for (const control of CONTROL_NAMES) {
+        cases.push({
+          name: `${name} with control characters ${JSON.stringify(control)}`,
+          request: json(JSON.stringify({ ...requiredStrings(body), [name]: control })),
+        })
+      }
     }
   }
   // Built as text: a value this deep is past what JSON.stringify itself can walk.
   const deep = `${'{"a":'.repeat(DEEP)}1${'}'.repeat(DEEP)}`
-  cases.push({ name: `a body nested ${DEEP} deep`, request: json(`${JSON.stringify(requiredStrings(body)).slice(0, -1)}${body.required?.length ? ',' : ''}"deep":${deep}}`), status: 400 })
+  cases.push({
+    name: `a body nested ${DEEP} deep`,
+    request: json(
+      `${JSON.stringify(requiredStrings(body)).slice(0, -1)}${body.required?.length ? ',' : ''}"deep":${deep}}`,
+    ),
+    status: 400,
+  })
   return cases
 }
 
@@ -192,7 +344,8 @@ function fill(url: string, w: World, override: Record<string, string> = {}): str
   return url.replace(/:(\w+)/g, (_, name: string) => values[name] ?? name)
 }
 
-const withQuery = (url: string, name: string, value: string) => `${url}${url.includes('?') ? '&' : '?'}${name}=${encodeURIComponent(value)}`
+const withQuery = (url: string, name: string, value: string) =>
+  `${url}${url.includes('?') ? '&' : '?'}${name}=${encodeURIComponent(value)}`
 
 const ANSWER_DEADLINE_MS = 5000
 
@@ -211,13 +364,27 @@ async function answered<T>(pending: Promise<T>): Promise<T | 'no answer'> {
 
 /** Every collection a hostile request could write to. */
 const collections = (w: World) => [
-  'users', 'environments', 'long_lived_tokens', 'password_resets', 'mail_outbox', 'audit_log',
-  'document_definitions', `documents.${ENV}.${w.definition._id}`, 'idempotency_keys', 'attachment_files',
-  'packages', 'package_versions', 'package_installations',
+  'users',
+  'environments',
+  'long_lived_tokens',
+  'password_resets',
+  'mail_outbox',
+  'audit_log',
+  'document_definitions',
+  `documents.${ENV}.${w.definition._id}`,
+  'idempotency_keys',
+  'attachment_files',
+  'packages',
+  'package_versions',
+  'package_installations',
 ]
 
 t.test('hostile input on every route: a 4xx with the envelope, never a 5xx, nothing stored', async (t) => {
-  const w = await world(t, { QUIRE_BODY_LIMIT: String(BODY_LIMIT), QUIRE_MAX_FILE_SIZE: String(MAX_FILE_SIZE), QUIRE_MAX_FILES: '3' })
+  const w = await world(t, {
+    QUIRE_BODY_LIMIT: String(BODY_LIMIT),
+    QUIRE_MAX_FILE_SIZE: String(MAX_FILE_SIZE),
+    QUIRE_MAX_FILES: '3',
+  })
   const seen = new Set<string>()
   let count = 0
   for (const route of w.routes) {
@@ -231,20 +398,34 @@ t.test('hostile input on every route: a 4xx with the envelope, never a 5xx, noth
       // The most powerful caller, so every refusal comes from the input, not from a role check.
       const label = `${key}: ${c.name}`
       count++
-      const res = await answered(w.call('superAdministrator', { ...c.request, method: route.method as Request['method'], url: c.request.url ?? fill(url, w) }))
+      const res = await answered(
+        w.call('superAdministrator', {
+          ...c.request,
+          method: route.method as Request['method'],
+          url: c.request.url ?? fill(url, w),
+        }),
+      )
       if (res === 'no answer') {
         t.fail(`${label}: no answer within ${ANSWER_DEADLINE_MS} ms (the request hangs)`)
         continue
       }
-      if (c.status === undefined) t.ok(res.statusCode >= 400 && res.statusCode < 500, `${label} → 4xx`, { status: res.statusCode, body: res.body.slice(0, 300) })
-      else t.equal(res.statusCode, c.status, `${label} → ${c.status}`, { body: res.body.slice(0, 300) })
+      if (c.status === undefined) {
+        t.ok(res.statusCode >= 400 && res.statusCode < 500, `${label} → 4xx`, {
+          status: res.statusCode,
+          body: res.body.slice(0, 300),
+        })
+      } else t.equal(res.statusCode, c.status, `${label} → ${c.status}`, { body: res.body.slice(0, 300) })
       const body: unknown = String(res.headers['content-type']).startsWith('application/json') ? res.json() : res.body
       t.match(body, { ...ENVELOPE, ...(c.code && { error: c.code }) }, `${label}: envelope`)
       if (typeof body === 'object' && body !== null && 'description' in body && 'message' in body) {
         t.equal(body.message, body.description, `${label}: message is the description`)
       }
     }
-    t.same(await snapshot(w.resources, collections(w)), before, `${key}: stored data unchanged after ${cases.length} cases`)
+    t.same(
+      await snapshot(w.resources, collections(w)),
+      before,
+      `${key}: stored data unchanged after ${cases.length} cases`,
+    )
   }
   t.equal(({} as Record<string, unknown>).polluted, undefined, 'no prototype was polluted')
   t.comment(`abuse suite: ${count} hostile requests over ${seen.size} routes`)
@@ -253,11 +434,24 @@ t.test('hostile input on every route: a 4xx with the envelope, never a 5xx, noth
 t.test('file names are data, never paths: traversal and control characters cannot escape or garble', async (t) => {
   const w = await world(t)
   if (!w.hasAttachments) return t.comment('attachment routes not mounted in this build')
-  const names = ['../../../../etc/passwd', '..\\..\\windows\\system32', '/absolute/path.txt', 'nul\u0000.txt', 'ansi\u001b[31m.txt', 'rtl\u202etxt.exe', 'ünïcödé 📄.txt', '\r\nContent-Type: text/html\r\n.txt']
+  const names = [
+    '../../../../etc/passwd',
+    '..\\..\\windows\\system32',
+    '/absolute/path.txt',
+    'nul\u0000.txt',
+    'ansi\u001b[31m.txt',
+    'rtl\u202etxt.exe',
+    'ünïcödé 📄.txt',
+    '\r\nContent-Type: text/html\r\n.txt',
+  ]
   for (const filename of names) {
     const documentId = await w.newDocument()
     const base = `/api/v2/document-definitions/${w.definition._id}/documents/${documentId}/attachments`
-    const res = await w.call('member', { method: 'POST', url: `${base}?valuePath=files`, ...multipart([{ filename, content: 'payload' }]) })
+    const res = await w.call('member', {
+      method: 'POST',
+      url: `${base}?valuePath=files`,
+      ...multipart([{ filename, content: 'payload' }]),
+    })
     const label = JSON.stringify(filename)
     if (res.statusCode >= 400) {
       t.ok(res.statusCode < 500, `${label}: refused with a 4xx`)

@@ -29,7 +29,11 @@ t.test('all-in-one: health, login, and the envelope on every refusal', async (t)
     userDescription: 'Wrong username or password',
     message: 'Wrong username or password',
   })
-  const unknownUser = await server.inject({ method: 'POST', url: '/auth/login', payload: { username: 'ghost', password: 'x' } })
+  const unknownUser = await server.inject({
+    method: 'POST',
+    url: '/auth/login',
+    payload: { username: 'ghost', password: 'x' },
+  })
   t.same(unknownUser.json(), wrong.json(), 'an unknown user is not told apart from a wrong password')
 
   const url = '/api/v2/usage-statistics/active-users'
@@ -56,7 +60,12 @@ t.test('all-in-one: health, login, and the envelope on every refusal', async (t)
   t.equal(badBody.json().error, 'validation_error')
   t.match(badBody.json().description, /password/, 'the description names the field')
 
-  const badJson = await server.inject({ method: 'POST', url: '/auth/login', headers: { 'content-type': 'application/json' }, payload: '{"username":' })
+  const badJson = await server.inject({
+    method: 'POST',
+    url: '/auth/login',
+    headers: { 'content-type': 'application/json' },
+    payload: '{"username":',
+  })
   t.equal(badJson.statusCode, 400)
   t.equal(badJson.json().error, 'validation_error')
 })
@@ -69,9 +78,13 @@ t.test('OpenAPI: /docs/json describes every public route of every local service,
   t.match(document.openapi, /^3\./)
   const documented = new Set<string>()
   for (const [path, operations] of Object.entries(document.paths as Record<string, object>)) {
-    for (const method of Object.keys(operations)) documented.add(`${method.toUpperCase()} ${path.replace(/(.)\/$/, '$1')}`)
+    for (const method of Object.keys(operations)) {
+      documented.add(`${method.toUpperCase()} ${path.replace(/(.)\/$/, '$1')}`)
+    }
   }
-  const publicRoutes = routes.filter(({ method, url }) => method !== 'HEAD' && (url.startsWith('/api/v2') || url.startsWith('/auth')))
+  const publicRoutes = routes.filter(
+    ({ method, url }) => method !== 'HEAD' && (url.startsWith('/api/v2') || url.startsWith('/auth')),
+  )
   t.ok(publicRoutes.length > 0)
   for (const { method, url } of publicRoutes) {
     const path = url.replace(/:(\w+)/g, '{$1}').replace(/(.)\/$/, '$1')

@@ -1,6 +1,18 @@
 import t from 'tap'
 import { randomBytes } from 'node:crypto'
-import { CALLERS, ENV, ENVELOPE, PASSWORD, isInfrastructure, multipart, routeKey, type Caller, type Request, type World, world } from './hardening/world.js'
+import {
+  CALLERS,
+  ENV,
+  ENVELOPE,
+  PASSWORD,
+  isInfrastructure,
+  multipart,
+  routeKey,
+  type Caller,
+  type Request,
+  type World,
+  world,
+} from './hardening/world.js'
 
 /**
  * Who may call a route. `public`: anyone. `signedIn`: any valid token, no environment. `member` /
@@ -23,7 +35,10 @@ function expected(access: Access, ok: number): Record<Caller, number> {
   }
   const refused = access === 'installationsList' ? 401 : 403
   return Object.fromEntries(
-    CALLERS.map((caller) => [caller, allowed[access].includes(caller) ? ok : UNAUTHENTICATED.includes(caller) ? 401 : refused]),
+    CALLERS.map((caller) => [
+      caller,
+      allowed[access].includes(caller) ? ok : UNAUTHENTICATED.includes(caller) ? 401 : refused,
+    ]),
   ) as Record<Caller, number>
 }
 
@@ -38,7 +53,10 @@ const unique = (prefix: string) => `${prefix}-${randomBytes(5).toString('hex')}`
 const docs = (w: World) => `/api/v2/document-definitions/${w.definition._id}/documents`
 
 async function freshDefinition(w: World): Promise<string> {
-  const created = await w.setup({ method: 'POST', url: '/api/v2/document-definitions', payload: { name: unique('dd') } }, 201)
+  const created = await w.setup(
+    { method: 'POST', url: '/api/v2/document-definitions', payload: { name: unique('dd') } },
+    201,
+  )
   return (created.data as { _id: string })._id
 }
 
@@ -49,7 +67,13 @@ async function freshPackage(w: World): Promise<{ packageId: string; versionId: s
     return res.json<{ data: { _id: string } }>().data._id
   }
   const packageId = await asSuper('/api/v2/packages', { name: unique('pkg'), label: 'P', shortDescription: '' })
-  return { packageId, versionId: await asSuper(`/api/v2/packages/${packageId}/versions`, { versionNumber: '1.0.0', availableOnMarketplace: true }) }
+  return {
+    packageId,
+    versionId: await asSuper(`/api/v2/packages/${packageId}/versions`, {
+      versionNumber: '1.0.0',
+      availableOnMarketplace: true,
+    }),
+  }
 }
 
 /** A live password-reset token, read from the mail outbox as its recipient would. */
@@ -59,7 +83,10 @@ async function resetToken(w: World): Promise<string> {
   await w.setup({ method: 'POST', url: '/api/v2/users', payload: { username, email } }, 201)
   await w.setup({ method: 'POST', url: '/auth/reset-password', payload: { email } }, 200)
   const mails = await w.resources.store.collection('mail_outbox').find({})
-  const token = mails.map((mail) => JSON.stringify(mail)).filter((mail) => mail.includes(email)).map((mail) => /Reset token: ([\w-]+)/.exec(mail)?.[1])[0]
+  const token = mails
+    .map((mail) => JSON.stringify(mail))
+    .filter((mail) => mail.includes(email))
+    .map((mail) => /Reset token: ([\w-]+)/.exec(mail)?.[1])[0]
   if (!token) throw new Error(`no reset mail for ${email}`)
   return token
 }
@@ -70,31 +97,61 @@ const auth = (prefix: '/auth' | '/api/v2/auth'): Record<string, Row> => ({
     ok: 200,
     request: async (w) => {
       const userId = await w.newUser()
-      const [user] = ((await w.setup({ url: `/api/v2/users/${userId}` }, 200)).data as { username: string }[])
+      const [user] = (await w.setup({ url: `/api/v2/users/${userId}` }, 200)).data as { username: string }[]
       return { url: `${prefix}/login`, payload: { username: user?.username ?? '', password: PASSWORD } }
     },
   },
-  [`POST ${prefix}/reset-password`]: { access: 'public', ok: 200, request: () => ({ url: `${prefix}/reset-password`, payload: { username: 'nobody' } }) },
+  [`POST ${prefix}/reset-password`]: {
+    access: 'public',
+    ok: 200,
+    request: () => ({ url: `${prefix}/reset-password`, payload: { username: 'nobody' } }),
+  },
   [`POST ${prefix}/reset-password/confirm`]: {
     access: 'public',
     ok: 200,
-    request: async (w) => ({ url: `${prefix}/reset-password/confirm`, payload: { token: await resetToken(w), password: PASSWORD } }),
+    request: async (w) => ({
+      url: `${prefix}/reset-password/confirm`,
+      payload: { token: await resetToken(w), password: PASSWORD },
+    }),
   },
   [`POST ${prefix}/2fa/setup`]: { access: 'signedIn', ok: 200, request: () => ({ url: `${prefix}/2fa/setup` }) },
   // A wrong code: what matters here is that only a signed-in caller gets as far as the code check.
-  [`POST ${prefix}/2fa/enable`]: { access: 'signedIn', ok: 400, request: () => ({ url: `${prefix}/2fa/enable`, payload: { code: '000000' } }) },
-  [`POST ${prefix}/reset-2FA`]: { access: 'administrator', ok: 200, request: async (w) => ({ url: `${prefix}/reset-2FA`, payload: { userId: await w.newUser() } }) },
+  [`POST ${prefix}/2fa/enable`]: {
+    access: 'signedIn',
+    ok: 400,
+    request: () => ({ url: `${prefix}/2fa/enable`, payload: { code: '000000' } }),
+  },
+  [`POST ${prefix}/reset-2FA`]: {
+    access: 'administrator',
+    ok: 200,
+    request: async (w) => ({ url: `${prefix}/reset-2FA`, payload: { userId: await w.newUser() } }),
+  },
 })
 
 /** Every route of the API: a route without a row fails the suite. */
 const TABLE: Record<string, Row> = {
-  'GET /api/v2/document-definitions': { access: 'member', ok: 200, request: () => ({ url: '/api/v2/document-definitions' }) },
-  'GET /api/v2/document-definitions/:ddId': { access: 'member', ok: 200, request: (w) => ({ url: `/api/v2/document-definitions/${w.definition.name}` }) },
-  'POST /api/v2/document-definitions': { access: 'administrator', ok: 201, request: () => ({ url: '/api/v2/document-definitions', payload: { name: unique('dd') } }) },
+  'GET /api/v2/document-definitions': {
+    access: 'member',
+    ok: 200,
+    request: () => ({ url: '/api/v2/document-definitions' }),
+  },
+  'GET /api/v2/document-definitions/:ddId': {
+    access: 'member',
+    ok: 200,
+    request: (w) => ({ url: `/api/v2/document-definitions/${w.definition.name}` }),
+  },
+  'POST /api/v2/document-definitions': {
+    access: 'administrator',
+    ok: 201,
+    request: () => ({ url: '/api/v2/document-definitions', payload: { name: unique('dd') } }),
+  },
   'PUT /api/v2/document-definitions/:ddId': {
     access: 'administrator',
     ok: 200,
-    request: async (w) => ({ url: `/api/v2/document-definitions/${await freshDefinition(w)}`, payload: { name: unique('dd'), label: 'Replaced' } }),
+    request: async (w) => ({
+      url: `/api/v2/document-definitions/${await freshDefinition(w)}`,
+      payload: { name: unique('dd'), label: 'Replaced' },
+    }),
   },
   'PATCH /api/v2/document-definitions/:ddId': {
     access: 'administrator',
@@ -108,8 +165,16 @@ const TABLE: Record<string, Row> = {
   },
 
   'GET /api/v2/document-definitions/:ddId/documents': { access: 'member', ok: 200, request: (w) => ({ url: docs(w) }) },
-  'GET /api/v2/document-definitions/:ddId/documents/:id': { access: 'member', ok: 200, request: (w) => ({ url: `${docs(w)}/${w.documentId}` }) },
-  'POST /api/v2/document-definitions/:ddId/documents/new': { access: 'member', ok: 201, request: (w) => ({ url: `${docs(w)}/new`, payload: { title: 'new' } }) },
+  'GET /api/v2/document-definitions/:ddId/documents/:id': {
+    access: 'member',
+    ok: 200,
+    request: (w) => ({ url: `${docs(w)}/${w.documentId}` }),
+  },
+  'POST /api/v2/document-definitions/:ddId/documents/new': {
+    access: 'member',
+    ok: 201,
+    request: (w) => ({ url: `${docs(w)}/new`, payload: { title: 'new' } }),
+  },
   'PUT /api/v2/document-definitions/:ddId/documents/:id': {
     access: 'member',
     ok: 200,
@@ -120,17 +185,27 @@ const TABLE: Record<string, Row> = {
     ok: 200,
     request: async (w) => ({ url: `${docs(w)}/${await w.newDocument()}`, payload: { title: 'patched' } }),
   },
-  'DELETE /api/v2/document-definitions/:ddId/documents/:id': { access: 'member', ok: 200, request: async (w) => ({ url: `${docs(w)}/${await w.newDocument()}` }) },
+  'DELETE /api/v2/document-definitions/:ddId/documents/:id': {
+    access: 'member',
+    ok: 200,
+    request: async (w) => ({ url: `${docs(w)}/${await w.newDocument()}` }),
+  },
 
   'POST /api/v2/document-definitions/:ddId/documents/:id/attachments': {
     access: 'member',
     ok: 201,
-    request: async (w) => ({ url: `${docs(w)}/${await w.newDocument()}/attachments?valuePath=files`, ...multipart([{ filename: 'a.txt', content: 'a' }]) }),
+    request: async (w) => ({
+      url: `${docs(w)}/${await w.newDocument()}/attachments?valuePath=files`,
+      ...multipart([{ filename: 'a.txt', content: 'a' }]),
+    }),
   },
   'PUT /api/v2/document-definitions/:ddId/documents/:id/attachments': {
     access: 'member',
     ok: 201,
-    request: async (w) => ({ url: `${docs(w)}/${await w.newDocument()}/attachments?valuePath=files`, ...multipart([{ filename: 'a.txt', content: 'a' }]) }),
+    request: async (w) => ({
+      url: `${docs(w)}/${await w.newDocument()}/attachments?valuePath=files`,
+      ...multipart([{ filename: 'a.txt', content: 'a' }]),
+    }),
   },
   'GET /api/v2/document-definitions/:ddId/documents/:id/attachments/:attachmentId': {
     access: 'member',
@@ -150,7 +225,12 @@ const TABLE: Record<string, Row> = {
     ok: 200,
     request: async (w) => ({
       url: '/api/v2/documents/copyAttachments',
-      payload: [{ source: { ddName: w.definition.name, _id: w.documentId, valuePath: 'files' }, target: { ddName: w.definition.name, _id: await w.newDocument(), valuePath: 'files' } }],
+      payload: [
+        {
+          source: { ddName: w.definition.name, _id: w.documentId, valuePath: 'files' },
+          target: { ddName: w.definition.name, _id: await w.newDocument(), valuePath: 'files' },
+        },
+      ],
     }),
   },
 
@@ -158,58 +238,113 @@ const TABLE: Record<string, Row> = {
   ...auth('/api/v2/auth'),
 
   'GET /api/v2/users': { access: 'member', ok: 200, request: () => ({ url: '/api/v2/users' }) },
-  'GET /api/v2/users/:userId': { access: 'member', ok: 200, request: (w) => ({ url: `/api/v2/users/${w.userIds.target}` }) },
-  'GET /api/v2/users/:userId/reference-data': { access: 'member', ok: 200, request: (w) => ({ url: `/api/v2/users/${w.userIds.target}/reference-data` }) },
-  'POST /api/v2/users': { access: 'administrator', ok: 201, request: () => ({ url: '/api/v2/users', payload: { username: unique('user') } }) },
-  'PATCH /api/v2/users/:userId': { access: 'administrator', ok: 200, request: (w) => ({ url: `/api/v2/users/${w.userIds.target}`, payload: { name: 'Renamed' } }) },
+  'GET /api/v2/users/:userId': {
+    access: 'member',
+    ok: 200,
+    request: (w) => ({ url: `/api/v2/users/${w.userIds.target}` }),
+  },
+  'GET /api/v2/users/:userId/reference-data': {
+    access: 'member',
+    ok: 200,
+    request: (w) => ({ url: `/api/v2/users/${w.userIds.target}/reference-data` }),
+  },
+  'POST /api/v2/users': {
+    access: 'administrator',
+    ok: 201,
+    request: () => ({ url: '/api/v2/users', payload: { username: unique('user') } }),
+  },
+  'PATCH /api/v2/users/:userId': {
+    access: 'administrator',
+    ok: 200,
+    request: (w) => ({ url: `/api/v2/users/${w.userIds.target}`, payload: { name: 'Renamed' } }),
+  },
   'POST /api/v2/users/:userId/long-lived-tokens': {
     access: 'administrator',
     ok: 201,
     request: (w) => ({ url: `/api/v2/users/${w.userIds.target}/long-lived-tokens`, payload: { name: 'ci' } }),
   },
-  'GET /api/v2/users/:userId/long-lived-tokens': { access: 'administrator', ok: 200, request: (w) => ({ url: `/api/v2/users/${w.userIds.target}/long-lived-tokens` }) },
+  'GET /api/v2/users/:userId/long-lived-tokens': {
+    access: 'administrator',
+    ok: 200,
+    request: (w) => ({ url: `/api/v2/users/${w.userIds.target}/long-lived-tokens` }),
+  },
   'DELETE /api/v2/users/:userId/long-lived-tokens/:tokenId': {
     access: 'administrator',
     ok: 200,
     request: async (w) => {
-      const issued = await w.setup({ method: 'POST', url: `/api/v2/users/${w.userIds.target}/long-lived-tokens`, payload: {} }, 201)
+      const issued = await w.setup(
+        { method: 'POST', url: `/api/v2/users/${w.userIds.target}/long-lived-tokens`, payload: {} },
+        201,
+      )
       const [token] = issued.data as { _id: string }[]
       return { url: `/api/v2/users/${w.userIds.target}/long-lived-tokens/${token?._id ?? ''}` }
     },
   },
 
-  'POST /api/v2/environments': { access: 'superAdministrator', ok: 201, request: () => ({ url: '/api/v2/environments', payload: { _id: unique('env'), name: 'New' } }) },
-  'GET /api/v2/environments': { access: 'superAdministrator', ok: 200, request: () => ({ url: '/api/v2/environments' }) },
+  'POST /api/v2/environments': {
+    access: 'superAdministrator',
+    ok: 201,
+    request: () => ({ url: '/api/v2/environments', payload: { _id: unique('env'), name: 'New' } }),
+  },
+  'GET /api/v2/environments': {
+    access: 'superAdministrator',
+    ok: 200,
+    request: () => ({ url: '/api/v2/environments' }),
+  },
 
   'GET /api/v2/packages': { access: 'signedIn', ok: 200, request: () => ({ url: '/api/v2/packages' }) },
-  'POST /api/v2/packages': { access: 'superAdministrator', ok: 201, request: () => ({ url: '/api/v2/packages', payload: { name: unique('pkg'), label: 'P', shortDescription: '' } }) },
+  'POST /api/v2/packages': {
+    access: 'superAdministrator',
+    ok: 201,
+    request: () => ({ url: '/api/v2/packages', payload: { name: unique('pkg'), label: 'P', shortDescription: '' } }),
+  },
   'POST /api/v2/packages/:packageId/versions': {
     access: 'superAdministrator',
     ok: 201,
-    request: (w) => ({ url: `/api/v2/packages/${w.packageId}/versions`, payload: { versionNumber: `2.0.0-${unique('rc')}` } }),
+    request: (w) => ({
+      url: `/api/v2/packages/${w.packageId}/versions`,
+      payload: { versionNumber: `2.0.0-${unique('rc')}` },
+    }),
   },
   'PATCH /api/v2/packages/:packageId/versions/:versionId': {
     access: 'superAdministrator',
     ok: 200,
-    request: (w) => ({ url: `/api/v2/packages/${w.packageId}/versions/${w.versionId}`, payload: { availableOnMarketplace: true } }),
+    request: (w) => ({
+      url: `/api/v2/packages/${w.packageId}/versions/${w.versionId}`,
+      payload: { availableOnMarketplace: true },
+    }),
   },
-  'GET /api/v2/packages/installations': { access: 'installationsList', ok: 200, request: () => ({ url: '/api/v2/packages/installations' }) },
+  'GET /api/v2/packages/installations': {
+    access: 'installationsList',
+    ok: 200,
+    request: () => ({ url: '/api/v2/packages/installations' }),
+  },
   'POST /api/v2/packages/installations': {
     access: 'administrator',
     ok: 201,
-    request: async (w) => ({ url: '/api/v2/packages/installations', payload: { packageVersionId: (await freshPackage(w)).versionId } }),
+    request: async (w) => ({
+      url: '/api/v2/packages/installations',
+      payload: { packageVersionId: (await freshPackage(w)).versionId },
+    }),
   },
   'DELETE /api/v2/packages/installations/:packageId': {
     access: 'administrator',
     ok: 200,
     request: async (w) => {
       const { packageId, versionId } = await freshPackage(w)
-      await w.setup({ method: 'POST', url: '/api/v2/packages/installations', payload: { packageVersionId: versionId } }, 201)
+      await w.setup(
+        { method: 'POST', url: '/api/v2/packages/installations', payload: { packageVersionId: versionId } },
+        201,
+      )
       return { url: `/api/v2/packages/installations/${packageId}` }
     },
   },
 
-  'GET /api/v2/usage-statistics/active-users': { access: 'member', ok: 200, request: () => ({ url: '/api/v2/usage-statistics/active-users' }) },
+  'GET /api/v2/usage-statistics/active-users': {
+    access: 'member',
+    ok: 200,
+    request: () => ({ url: '/api/v2/usage-statistics/active-users' }),
+  },
 }
 
 t.test('authorization matrix: every route × every kind of caller', async (t) => {
@@ -239,5 +374,7 @@ t.test('authorization matrix: every route × every kind of caller', async (t) =>
       if (res.statusCode >= 400 && route.method !== 'HEAD') t.match(res.json(), ENVELOPE, `${label}: envelope`)
     }
   }
-  t.comment(`authorization matrix: ${cases} cases over ${seen.size} routes and ${CALLERS.length} callers (environment ${ENV})`)
+  t.comment(
+    `authorization matrix: ${cases} cases over ${seen.size} routes and ${CALLERS.length} callers (environment ${ENV})`,
+  )
 })

@@ -18,7 +18,10 @@ async function distributed(dataDir: string, documentsEnv: Record<string, string>
   const env = { QUIRE_DATA_DIR: dataDir, QUIRE_ADMIN_PASSWORD: ADMIN.password }
   // Users first: it bootstraps the store the others then open.
   const users = await startApp(SERVICES.users, env)
-  const [documents, packages] = await Promise.all([startApp(SERVICES.documents, { ...env, ...documentsEnv }), startApp(SERVICES.packages, env)])
+  const [documents, packages] = await Promise.all([
+    startApp(SERVICES.documents, { ...env, ...documentsEnv }),
+    startApp(SERVICES.packages, env),
+  ])
   const services: Record<Service, Running> = { documents, users, packages }
   const gateway = await startApp('gateway', {
     QUIRE_DOCUMENTS_URL: documents.url,
@@ -44,17 +47,29 @@ t.test('the same scenarios answer identically all-in-one and distributed', async
   t.match(find(local, 'no environment'), { status: 400, body: { error: 'environment_id_missing' } })
   t.match(find(local, 'no token'), { status: 401, body: { error: 'unauthorized' } })
   t.match(find(local, 'unknown route'), { status: 404, body: { error: 'not_found' } })
-  t.match(find(local, 'definition not found'), { status: 404, body: { error: 'document_definition_not_found_for_id_or_name' } })
+  t.match(find(local, 'definition not found'), {
+    status: 404,
+    body: { error: 'document_definition_not_found_for_id_or_name' },
+  })
   t.match(find(local, 'get by externalId'), { status: 200, body: { externalId: 'ext-1' } })
   t.match(find(local, 'list page 3'), { status: 200, body: { pagination: { hasNext: false } } })
   t.match(find(local, 'patch stale'), { status: 412, body: { error: 'precondition_failed' } })
   t.match(find(local, 'upload'), { status: 201 })
   t.match(find(local, 'download range'), { status: 206, body: 'hello' })
   t.match(find(local, 'copied document'), { status: 200, body: { copies: [{ _fileName: 'hello.txt' }] } })
-  t.match(find(local, 'installations'), { status: 200, body: { data: [{ packageLabel: 'CRM', versionNumber: '1.2.0', latestVersionNumber: '1.2.0' }] } })
+  t.match(find(local, 'installations'), {
+    status: 200,
+    body: { data: [{ packageLabel: 'CRM', versionNumber: '1.2.0', latestVersionNumber: '1.2.0' }] },
+  })
   t.match(find(local, 'active users'), { status: 200, body: { data: { activeUsers: 2 } } })
   for (const step of local) {
-    if (step.status >= 400) t.match(step.body, { status: 'error', error: String, description: String, userDescription: String, message: String }, `${step.name}: envelope`)
+    if (step.status >= 400) {
+      t.match(
+        step.body,
+        { status: 'error', error: String, description: String, userDescription: String, message: String },
+        `${step.name}: envelope`,
+      )
+    }
   }
 })
 
@@ -63,7 +78,11 @@ t.test('a service that is down gives 502 while the others answer, and recovers w
   const stack = await distributed(dataDir)
   t.teardown(stack.stop)
   const base = stack.gateway.url
-  const login = await fetch(`${base}/auth/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(ADMIN) })
+  const login = await fetch(`${base}/auth/login`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(ADMIN),
+  })
   const { data } = (await login.json()) as { data: { accessToken: string } }
   const headers = { authorization: `Bearer ${data.accessToken}`, 'environment-id': 'default' }
   const definitions = () => fetch(`${base}/api/v2/document-definitions`, { headers })
@@ -87,10 +106,27 @@ t.test('graceful shutdown: a request in flight finishes, later ones are refused 
   const stack = await distributed(t.testdir({}), { QUIRE_LOG_LEVEL: 'debug' })
   t.teardown(stack.stop)
   const base = stack.gateway.url
-  const login = await fetch(`${base}/auth/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(ADMIN) })
+  const login = await fetch(`${base}/auth/login`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(ADMIN),
+  })
   const { data } = (await login.json()) as { data: { accessToken: string } }
-  const headers = { authorization: `Bearer ${data.accessToken}`, 'environment-id': 'default', 'content-type': 'application/json' }
-  t.equal((await fetch(`${base}/api/v2/document-definitions`, { method: 'POST', headers, body: JSON.stringify({ name: 'notes' }) })).status, 201)
+  const headers = {
+    authorization: `Bearer ${data.accessToken}`,
+    'environment-id': 'default',
+    'content-type': 'application/json',
+  }
+  t.equal(
+    (
+      await fetch(`${base}/api/v2/document-definitions`, {
+        method: 'POST',
+        headers,
+        body: JSON.stringify({ name: 'notes' }),
+      })
+    ).status,
+    201,
+  )
 
   // A create whose body arrives in two halves; the service is told to stop between them.
   let sendRest: () => void = () => undefined
@@ -106,7 +142,12 @@ t.test('graceful shutdown: a request in flight finishes, later ones are refused 
   const documents = stack.services.documents
   // The request is in flight once the service has logged it (headers parsed, body still coming).
   const received = documents.waitForLog(/^(?=.*"incoming request")(?=.*notes\/documents\/new)/)
-  const inFlight = fetch(`${base}/api/v2/document-definitions/notes/documents/new`, { method: 'POST', headers, body, duplex: 'half' } as RequestInit)
+  const inFlight = fetch(`${base}/api/v2/document-definitions/notes/documents/new`, {
+    method: 'POST',
+    headers,
+    body,
+    duplex: 'half',
+  } as RequestInit)
   await received
   documents.child.kill('SIGTERM')
   sendRest()

@@ -35,7 +35,11 @@ t.test('CORS is off unless origins are configured, then only for them', async (t
   const preflight = await server.inject({
     method: 'OPTIONS',
     url: URL,
-    headers: { origin: 'https://app.example', 'access-control-request-method': 'GET', 'access-control-request-headers': 'authorization,environment-id' },
+    headers: {
+      origin: 'https://app.example',
+      'access-control-request-method': 'GET',
+      'access-control-request-headers': 'authorization,environment-id',
+    },
   })
   t.equal(preflight.statusCode, 204)
   t.equal(preflight.headers['access-control-allow-origin'], 'https://app.example')
@@ -46,7 +50,8 @@ t.test('CORS is off unless origins are configured, then only for them', async (t
 
 t.test('rate limit per token: 429 rate_limited with Retry-After, other callers unaffected', async (t) => {
   const { server } = await build(t, { QUIRE_RATE_LIMIT_PER_MINUTE: '3' })
-  const call = (authorization: string) => server.inject({ method: 'GET', url: URL, headers: { authorization, 'environment-id': 'default' } })
+  const call = (authorization: string) =>
+    server.inject({ method: 'GET', url: URL, headers: { authorization, 'environment-id': 'default' } })
   for (let i = 0; i < 3; i++) t.equal((await call('Bearer token-one-aaaaaaaaaaaaaaaa')).statusCode, 401)
   const limited = await call('Bearer token-one-aaaaaaaaaaaaaaaa')
   t.equal(limited.statusCode, 429)

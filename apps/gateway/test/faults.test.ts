@@ -4,7 +4,13 @@ import { connect, type AddressInfo } from 'node:net'
 import { randomBytes } from 'node:crypto'
 import type { Readable } from 'node:stream'
 import { FileStoreUnavailableError, type FileStore } from '@quire/files'
-import { StoreUnavailableError, type Collection, type RecordStore, type StoredRecord, type Transaction } from '@quire/records'
+import {
+  StoreUnavailableError,
+  type Collection,
+  type RecordStore,
+  type StoredRecord,
+  type Transaction,
+} from '@quire/records'
 import { startApp } from './e2e/processes.js'
 import { build } from './helper.js'
 import { ENV, ENVELOPE, multipart, snapshot, type Caller, type Request, type World, world } from './hardening/world.js'
@@ -17,16 +23,16 @@ function faultyStore(real: RecordStore) {
     remaining--
   }
   const guard = <T extends StoredRecord>(collection: Collection<T>): Collection<T> => ({
-    find: async (...args) => (await gate(), collection.find(...args)),
-    findText: async (...args) => (await gate(), collection.findText(...args)),
-    findOne: async (...args) => (await gate(), collection.findOne(...args)),
-    count: async (...args) => (await gate(), collection.count(...args)),
-    insertOne: async (...args) => (await gate(), collection.insertOne(...args)),
-    updateOne: async (...args) => (await gate(), collection.updateOne(...args)),
-    deleteOne: async (...args) => (await gate(), collection.deleteOne(...args)),
-    deleteMany: async (...args) => (await gate(), collection.deleteMany(...args)),
-    ensureIndex: async (...args) => (await gate(), collection.ensureIndex(...args)),
-    dropIndex: async (...args) => (await gate(), collection.dropIndex(...args)),
+    find: (...args) => gate().then(() => collection.find(...args)),
+    findText: (...args) => gate().then(() => collection.findText(...args)),
+    findOne: (...args) => gate().then(() => collection.findOne(...args)),
+    count: (...args) => gate().then(() => collection.count(...args)),
+    insertOne: (...args) => gate().then(() => collection.insertOne(...args)),
+    updateOne: (...args) => gate().then(() => collection.updateOne(...args)),
+    deleteOne: (...args) => gate().then(() => collection.deleteOne(...args)),
+    deleteMany: (...args) => gate().then(() => collection.deleteMany(...args)),
+    ensureIndex: (...args) => gate().then(() => collection.ensureIndex(...args)),
+    dropIndex: (...args) => gate().then(() => collection.dropIndex(...args)),
   })
   const store: RecordStore = {
     collection: (name) => guard(real.collection(name)),
@@ -34,8 +40,8 @@ function faultyStore(real: RecordStore) {
       await gate()
       return real.transaction((tx) => work({ collection: (name) => guard(tx.collection(name)) } satisfies Transaction))
     },
-    dropCollection: async (name) => (await gate(), real.dropCollection(name)),
-    ping: async () => (await gate(), real.ping()),
+    dropCollection: (name) => gate().then(() => real.dropCollection(name)),
+    ping: () => gate().then(() => real.ping()),
     close: () => real.close(),
   }
   return {
@@ -58,25 +64,78 @@ const unique = (prefix: string) => `${prefix}-${randomBytes(5).toString('hex')}`
 
 /** Writes that touch the store more than once: each must fail whole or succeed whole. */
 const WRITES: Record<string, WriteRow> = {
-  'create a document': { caller: 'member', request: async (w) => ({ method: 'POST', url: `${docs(w)}/new`, payload: { title: 'x', externalId: unique('ext') } }) },
+  'create a document': {
+    caller: 'member',
+    request: async (w) => ({
+      method: 'POST',
+      url: `${docs(w)}/new`,
+      payload: { title: 'x', externalId: unique('ext') },
+    }),
+  },
   'create a document with an Idempotency-Key (a transaction)': {
     caller: 'member',
-    request: async (w) => ({ method: 'POST', url: `${docs(w)}/new`, payload: { title: 'x' }, headers: { 'idempotency-key': unique('key') } }),
+    request: async (w) => ({
+      method: 'POST',
+      url: `${docs(w)}/new`,
+      payload: { title: 'x' },
+      headers: { 'idempotency-key': unique('key') },
+    }),
   },
-  'patch a document': { caller: 'member', request: async (w) => ({ method: 'PATCH', url: `${docs(w)}/${await w.newDocument()}`, payload: { title: 'patched' } }) },
+  'patch a document': {
+    caller: 'member',
+    request: async (w) => ({
+      method: 'PATCH',
+      url: `${docs(w)}/${await w.newDocument()}`,
+      payload: { title: 'patched' },
+    }),
+  },
   'delete a document with an attachment': {
     caller: 'member',
     request: async (w) => ({ method: 'DELETE', url: `${docs(w)}/${(await w.newAttachment()).documentId}` }),
   },
-  'create a definition': { caller: 'administrator', request: async () => ({ method: 'POST', url: '/api/v2/document-definitions', payload: { name: unique('dd'), indexes: [{ fields: { title: 1 } }] } }) },
-  'create a user': { caller: 'administrator', request: async () => ({ method: 'POST', url: '/api/v2/users', payload: { username: unique('user'), password: 'a long enough password' } }) },
-  'issue a long-lived token': { caller: 'administrator', request: async (w) => ({ method: 'POST', url: `/api/v2/users/${w.userIds.target}/long-lived-tokens`, payload: { name: 'ci' } }) },
-  'install a package': { caller: 'administrator', request: async (w) => ({ method: 'POST', url: '/api/v2/packages/installations', payload: { packageVersionId: w.versionId } }) },
+  'create a definition': {
+    caller: 'administrator',
+    request: async () => ({
+      method: 'POST',
+      url: '/api/v2/document-definitions',
+      payload: { name: unique('dd'), indexes: [{ fields: { title: 1 } }] },
+    }),
+  },
+  'create a user': {
+    caller: 'administrator',
+    request: async () => ({
+      method: 'POST',
+      url: '/api/v2/users',
+      payload: { username: unique('user'), password: 'a long enough password' },
+    }),
+  },
+  'issue a long-lived token': {
+    caller: 'administrator',
+    request: async (w) => ({
+      method: 'POST',
+      url: `/api/v2/users/${w.userIds.target}/long-lived-tokens`,
+      payload: { name: 'ci' },
+    }),
+  },
+  'install a package': {
+    caller: 'administrator',
+    request: async (w) => ({
+      method: 'POST',
+      url: '/api/v2/packages/installations',
+      payload: { packageVersionId: w.versionId },
+    }),
+  },
 }
 
 const collections = (w: World) => [
-  'users', 'long_lived_tokens', 'audit_log', 'document_definitions', `documents.${ENV}.${w.definition._id}`,
-  'idempotency_keys', 'attachment_files', 'package_installations',
+  'users',
+  'long_lived_tokens',
+  'audit_log',
+  'document_definitions',
+  `documents.${ENV}.${w.definition._id}`,
+  'idempotency_keys',
+  'attachment_files',
+  'package_installations',
 ]
 
 t.test('the store failing at any point of a write: 503 service_unavailable, and nothing half-written', async (t) => {
@@ -113,12 +172,16 @@ t.test('the store failing at any point of a write: 503 service_unavailable, and 
       }
       // The write committed and a later read failed: it must then be whole, so the client's retry completes.
       const retry = await w.call(row.caller, request)
-      t.ok(retry.statusCode < 300, `${name}, store failing after ${n} calls: committed whole, the retry succeeds`, { body: retry.body })
+      t.ok(retry.statusCode < 300, `${name}, store failing after ${n} calls: committed whole, the retry succeeds`, {
+        body: retry.body,
+      })
       committedBeforeFailure.push(`${name} (after ${n} calls)`)
     }
     t.ok(succeeded, `${name}: eventually succeeds`)
   }
-  t.comment(`store faults: ${cases} requests; committed before the failing call: ${committedBeforeFailure.join(', ') || 'none'}`)
+  t.comment(
+    `store faults: ${cases} requests; committed before the failing call: ${committedBeforeFailure.join(', ') || 'none'}`,
+  )
 })
 
 t.test('the file store failing during an upload: 503, and no metadata points at a missing file', async (t) => {
@@ -145,8 +208,15 @@ t.test('the file store failing during an upload: 503, and no metadata points at 
   const documentId = await w.newDocument()
   const before = await snapshot(w.resources, collections(w))
   failing = true
-  const body = multipart([{ filename: 'a.txt', content: 'first' }, { filename: 'b.txt', content: 'second' }])
-  const res = await w.call('member', { method: 'POST', url: `${docs(w)}/${documentId}/attachments?valuePath=files`, ...body })
+  const body = multipart([
+    { filename: 'a.txt', content: 'first' },
+    { filename: 'b.txt', content: 'second' },
+  ])
+  const res = await w.call('member', {
+    method: 'POST',
+    url: `${docs(w)}/${documentId}/attachments?valuePath=files`,
+    ...body,
+  })
   failing = false
   t.equal(res.statusCode, 503, 'service_unavailable', { body: res.body })
   t.match(res.json(), { ...ENVELOPE, error: 'service_unavailable' })
@@ -161,7 +231,8 @@ t.test('a slow client cannot hold the server: the request timeout closes its con
   const { port } = server.server.address() as AddressInfo
   const slow = {
     'headers that never end': 'POST /auth/login HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\n',
-    'a body that never comes': 'POST /auth/login HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{"user',
+    'a body that never comes':
+      'POST /auth/login HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{"user',
     'an idle connection': '',
   }
   for (const [name, sent] of Object.entries(slow)) {
@@ -182,12 +253,24 @@ t.test('SIGKILL during a burst of creates loses no acknowledged document', async
   const first = await startApp('gateway', env)
   t.teardown(() => first.stop())
   const login = async (url: string) => {
-    const res = await fetch(`${url}/auth/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ username: 'admin', password: env.QUIRE_ADMIN_PASSWORD }) })
+    const res = await fetch(`${url}/auth/login`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ username: 'admin', password: env.QUIRE_ADMIN_PASSWORD }),
+    })
     const { data } = (await res.json()) as { data: { accessToken: string } }
-    return { authorization: `Bearer ${data.accessToken}`, 'environment-id': 'default', 'content-type': 'application/json' }
+    return {
+      authorization: `Bearer ${data.accessToken}`,
+      'environment-id': 'default',
+      'content-type': 'application/json',
+    }
   }
   const headers = await login(first.url)
-  const definition = await fetch(`${first.url}/api/v2/document-definitions`, { method: 'POST', headers, body: JSON.stringify({ name: 'burst' }) })
+  const definition = await fetch(`${first.url}/api/v2/document-definitions`, {
+    method: 'POST',
+    headers,
+    body: JSON.stringify({ name: 'burst' }),
+  })
   t.equal(definition.status, 201)
 
   const KILL_AFTER = 150
@@ -197,7 +280,11 @@ t.test('SIGKILL during a burst of creates loses no acknowledged document', async
   const worker = async (id: number) => {
     for (let i = 0; !killed; i++) {
       try {
-        const res = await fetch(`${first.url}/api/v2/document-definitions/burst/documents/new`, { method: 'POST', headers, body: JSON.stringify({ worker: id, i }) })
+        const res = await fetch(`${first.url}/api/v2/document-definitions/burst/documents/new`, {
+          method: 'POST',
+          headers,
+          body: JSON.stringify({ worker: id, i }),
+        })
         if (res.status !== 201) continue
         acknowledged.push(((await res.json()) as { data: { _id: string } }).data._id)
         if (acknowledged.length >= KILL_AFTER && !killed) {
@@ -218,12 +305,19 @@ t.test('SIGKILL during a burst of creates loses no acknowledged document', async
   const again = await login(second.url)
   const stored = new Set<string>()
   for (let after: string | undefined; ;) {
-    const page = await fetch(`${second.url}/api/v2/document-definitions/burst/documents?limit=800${after ? `&after=${after}` : ''}`, { headers: again })
+    const page = await fetch(
+      `${second.url}/api/v2/document-definitions/burst/documents?limit=800${after ? `&after=${after}` : ''}`,
+      { headers: again },
+    )
     const { data, pagination } = (await page.json()) as { data: { _id: string }[]; pagination: { hasNext: boolean } }
     for (const document of data) stored.add(document._id)
     if (!pagination.hasNext) break
     after = data.at(-1)?._id
   }
   const lost = acknowledged.filter((id) => !stored.has(id))
-  t.same(lost, [], `every one of the ${acknowledged.length} acknowledged documents is there after the restart (${stored.size} stored)`)
+  t.same(
+    lost,
+    [],
+    `every one of the ${acknowledged.length} acknowledged documents is there after the restart (${stored.size} stored)`,
+  )
 })

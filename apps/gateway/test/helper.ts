@@ -18,7 +18,11 @@ export interface Built {
  * `wrap` replaces what the services get (a failing store, say) while `resources` keeps the real ones, so a
  * test can inspect what was stored behind the app's back.
  */
-export async function build(t: Teardown, env: Record<string, string> = {}, wrap?: (real: LocalResources) => LocalResources): Promise<Built> {
+export async function build(
+  t: Teardown,
+  env: Record<string, string> = {},
+  wrap?: (real: LocalResources) => LocalResources,
+): Promise<Built> {
   const resources = await testResources(t)
   const config = loadConfig(ConfigSchema, {
     QUIRE_DATA_DIR: resources.dataDir,
@@ -27,7 +31,11 @@ export async function build(t: Teardown, env: Record<string, string> = {}, wrap?
     ...env,
   })
   // As `server.ts` builds it: the same limits and timeouts.
-  const server = createServer({ logLevel: 'silent', bodyLimit: config.QUIRE_BODY_LIMIT, requestTimeout: config.QUIRE_REQUEST_TIMEOUT_MS })
+  const server = createServer({
+    logLevel: 'silent',
+    bodyLimit: config.QUIRE_BODY_LIMIT,
+    requestTimeout: config.QUIRE_REQUEST_TIMEOUT_MS,
+  })
   const routes: Built['routes'] = []
   server.addHook('onRoute', ({ method, url, schema }) => {
     for (const m of [method].flat()) routes.push({ method: m, url, schema })

@@ -5,7 +5,12 @@ import { build } from './helper.js'
 /** A real upstream on a loopback port that echoes what it received. */
 async function echoUpstream(t: Test): Promise<string> {
   const upstream = Fastify()
-  upstream.all('/*', async (request) => ({ url: request.url, method: request.method, headers: request.headers, body: request.body ?? null }))
+  upstream.all('/*', async (request) => ({
+    url: request.url,
+    method: request.method,
+    headers: request.headers,
+    body: request.body ?? null,
+  }))
   t.teardown(() => upstream.close())
   await upstream.listen({ port: 0, host: '127.0.0.1' })
   const address = upstream.server.address()
@@ -13,40 +18,47 @@ async function echoUpstream(t: Test): Promise<string> {
   return `http://127.0.0.1:${address.port}`
 }
 
-t.test('a URL upstream gets the path unchanged, the request id and x-forwarded-*, never client internal headers', async (t) => {
-  const upstream = await echoUpstream(t)
-  const { server } = await build(t, { QUIRE_PACKAGES_URL: upstream })
+t.test(
+  'a URL upstream gets the path unchanged, the request id and x-forwarded-*, never client internal headers',
+  async (t) => {
+    const upstream = await echoUpstream(t)
+    const { server } = await build(t, { QUIRE_PACKAGES_URL: upstream })
 
-  const res = await server.inject({
-    method: 'POST',
-    url: '/api/v2/packages/installations?x=1',
-    headers: {
-      'environment-id': 'acme',
-      'x-request-id': 'client-chosen-id-1',
-      'x-quire-caller': 'forged',
-      'x-forwarded-for': '6.6.6.6',
-      forwarded: 'for=6.6.6.6',
-    },
-    payload: { packageVersionId: 'v1' },
-  })
-  t.equal(res.statusCode, 200)
-  const echoed = res.json()
-  t.equal(echoed.url, '/api/v2/packages/installations?x=1')
-  t.equal(echoed.method, 'POST')
-  t.same(echoed.body, { packageVersionId: 'v1' })
-  t.equal(echoed.headers['environment-id'], 'acme')
-  t.equal(echoed.headers['x-request-id'], 'client-chosen-id-1')
-  t.notOk(echoed.headers['x-quire-caller'], 'internal header dropped')
-  t.equal(echoed.headers['x-forwarded-for'], '127.0.0.1', 'the gateway says who the client is')
-  t.notOk(echoed.headers.forwarded)
-  t.equal(echoed.headers['x-forwarded-proto'], 'http')
+    const res = await server.inject({
+      method: 'POST',
+      url: '/api/v2/packages/installations?x=1',
+      headers: {
+        'environment-id': 'acme',
+        'x-request-id': 'client-chosen-id-1',
+        'x-quire-caller': 'forged',
+        'x-forwarded-for': '6.6.6.6',
+        forwarded: 'for=6.6.6.6',
+      },
+      payload: { packageVersionId: 'v1' },
+    })
+    t.equal(res.statusCode, 200)
+    const echoed = res.json()
+    t.equal(echoed.url, '/api/v2/packages/installations?x=1')
+    t.equal(echoed.method, 'POST')
+    t.same(echoed.body, { packageVersionId: 'v1' })
+    t.equal(echoed.headers['environment-id'], 'acme')
+    t.equal(echoed.headers['x-request-id'], 'client-chosen-id-1')
+    t.notOk(echoed.headers['x-quire-caller'], 'internal header dropped')
+    t.equal(echoed.headers['x-forwarded-for'], '127.0.0.1', 'the gateway says who the client is')
+    t.notOk(echoed.headers.forwarded)
+    t.equal(echoed.headers['x-forwarded-proto'], 'http')
 
-  const other = await server.inject({ method: 'GET', url: '/api/v2/usage-statistics/active-users' })
-  t.equal(other.json().url, '/api/v2/usage-statistics/active-users', 'every prefix of the service is proxied')
+    const other = await server.inject({ method: 'GET', url: '/api/v2/usage-statistics/active-users' })
+    t.equal(other.json().url, '/api/v2/usage-statistics/active-users', 'every prefix of the service is proxied')
 
-  const local = await server.inject({ method: 'POST', url: '/auth/login', payload: { username: 'admin', password: 'x' } })
-  t.equal(local.statusCode, 401, 'the other services stay local')
-})
+    const local = await server.inject({
+      method: 'POST',
+      url: '/auth/login',
+      payload: { username: 'admin', password: 'x' },
+    })
+    t.equal(local.statusCode, 401, 'the other services stay local')
+  },
+)
 
 t.test('an unreachable upstream answers 502 service_unavailable in the envelope', async (t) => {
   const dead = Fastify()
@@ -56,7 +68,11 @@ t.test('an unreachable upstream answers 502 service_unavailable in the envelope'
   await dead.close()
   const { server } = await build(t, { QUIRE_DOCUMENTS_URL: `http://127.0.0.1:${address.port}` })
 
-  const res = await server.inject({ method: 'GET', url: '/api/v2/document-definitions', headers: { 'environment-id': 'default' } })
+  const res = await server.inject({
+    method: 'GET',
+    url: '/api/v2/document-definitions',
+    headers: { 'environment-id': 'default' },
+  })
   t.equal(res.statusCode, 502)
   t.equal(res.json().status, 'error')
   t.equal(res.json().error, 'service_unavailable')

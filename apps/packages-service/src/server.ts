@@ -5,9 +5,22 @@ import { app } from './app.js'
 import { ConfigSchema } from './config.js'
 
 const config = loadConfig(ConfigSchema)
-const store = await openRecordStore({ dataDir: config.QUIRE_DATA_DIR, mongoUrl: config.QUIRE_MONGO_URL, mongoDb: config.QUIRE_MONGO_DB })
-const keys = await loadKeyPair({ dataDir: config.QUIRE_DATA_DIR, publicKey: config.QUIRE_JWT_PUBLIC_KEY, privateKey: config.QUIRE_JWT_PRIVATE_KEY })
-const server = createServer({ logLevel: config.QUIRE_LOG_LEVEL, bodyLimit: config.QUIRE_BODY_LIMIT, requestTimeout: config.QUIRE_REQUEST_TIMEOUT_MS, trustProxy: config.QUIRE_TRUST_PROXY })
+const store = await openRecordStore({
+  dataDir: config.QUIRE_DATA_DIR,
+  mongoUrl: config.QUIRE_MONGO_URL,
+  mongoDb: config.QUIRE_MONGO_DB,
+})
+const keys = await loadKeyPair({
+  dataDir: config.QUIRE_DATA_DIR,
+  publicKey: config.QUIRE_JWT_PUBLIC_KEY,
+  privateKey: config.QUIRE_JWT_PRIVATE_KEY,
+})
+const server = createServer({
+  logLevel: config.QUIRE_LOG_LEVEL,
+  bodyLimit: config.QUIRE_BODY_LIMIT,
+  requestTimeout: config.QUIRE_REQUEST_TIMEOUT_MS,
+  trustProxy: config.QUIRE_TRUST_PROXY,
+})
 server.addHook('onClose', () => store.close())
 server.addReadinessCheck('records', () => store.ping())
 await server.register(openApiPlugin, { title: 'Quire packages service' })

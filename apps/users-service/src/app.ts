@@ -32,7 +32,11 @@ export interface UsersAppOptions {
 export const app: FastifyPluginAsync<UsersAppOptions> = async (fastify, { store, keys, config, now = Date.now }) => {
   await ensureIndexes(store)
   await bootstrap(store, config, fastify.log)
-  await fastify.register(authPlugin, { keys, identity: recordsIdentity(store), accessTokenTtl: config.QUIRE_ACCESS_TOKEN_TTL })
+  await fastify.register(authPlugin, {
+    keys,
+    identity: recordsIdentity(store),
+    accessTokenTtl: config.QUIRE_ACCESS_TOKEN_TTL,
+  })
 
   const users = usersRepository(store)
   const throttle = loginThrottle(store, {
@@ -54,8 +58,15 @@ export const app: FastifyPluginAsync<UsersAppOptions> = async (fastify, { store,
   await fastify.register(authRoutes, { ...auth, prefix: '/auth' })
   await fastify.register(authRoutes, { ...auth, prefix: '/api/v2/auth' })
   await fastify.register(usersRoutes, { users, prefix: '/api/v2/users' })
-  await fastify.register(longLivedTokenRoutes, { users, tokens: longLivedTokensRepository(store), prefix: '/api/v2/users' })
-  await fastify.register(environmentsRoutes, { environments: environmentsRepository(store), prefix: '/api/v2/environments' })
+  await fastify.register(longLivedTokenRoutes, {
+    users,
+    tokens: longLivedTokensRepository(store),
+    prefix: '/api/v2/users',
+  })
+  await fastify.register(environmentsRoutes, {
+    environments: environmentsRepository(store),
+    prefix: '/api/v2/environments',
+  })
 }
 
 export default app

@@ -1,6 +1,15 @@
 import type { InjectOptions, LightMyRequestResponse } from 'fastify'
 import { createServer, loadConfig, type App } from '@quire/service-kit'
-import { accessToken, createEnvironment, createUser, headers, testResources, type Teardown, type TestResources, type UserSeed } from '@quire/testing'
+import {
+  accessToken,
+  createEnvironment,
+  createUser,
+  headers,
+  testResources,
+  type Teardown,
+  type TestResources,
+  type UserSeed,
+} from '@quire/testing'
 import type { UserRecord } from '@quire/contracts'
 import { app } from '../src/app.js'
 import { ConfigSchema } from '../src/config.js'
@@ -11,7 +20,15 @@ export const ENV_A = 'env-a'
 export const ENV_B = 'env-b'
 
 /** What no response may ever carry: the authentication part, hashes, or what tells about other environments. */
-const SECRET_KEYS = new Set(['authentication', 'passwordHash', 'tokenHash', 'totpSecret', 'recoveryCodeHashes', 'environmentIds', 'activeEnvironmentIds'])
+const SECRET_KEYS = new Set([
+  'authentication',
+  'passwordHash',
+  'tokenHash',
+  'totpSecret',
+  'recoveryCodeHashes',
+  'environmentIds',
+  'activeEnvironmentIds',
+])
 const HASH_VALUE = /^(scrypt\$|[0-9a-f]{64}$)/
 
 /** The path of the first secret found in a parsed body, or null. */
@@ -39,7 +56,10 @@ export interface Built {
   adminId: string
 }
 
-export async function build(t: Teardown & { fail(message: string): void }, env: Record<string, string> = {}): Promise<Built> {
+export async function build(
+  t: Teardown & { fail(message: string): void },
+  env: Record<string, string> = {},
+): Promise<Built> {
   const resources = await testResources(t)
   const config = loadConfig(ConfigSchema, {
     QUIRE_DATA_DIR: resources.dataDir,
@@ -66,7 +86,9 @@ export async function build(t: Teardown & { fail(message: string): void }, env: 
     token,
     async call(options) {
       const response = await server.inject(options)
-      const secret = String(response.headers['content-type']).startsWith('application/json') ? findSecret(response.json()) : null
+      const secret = String(response.headers['content-type']).startsWith('application/json')
+        ? findSecret(response.json())
+        : null
       if (secret) t.fail(`${options.method} ${options.url} answered with a secret at ${secret}`)
       return response
     },

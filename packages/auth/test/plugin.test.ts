@@ -7,11 +7,22 @@ import { authPlugin, recordsIdentity, hashToken } from '../src/index.js'
 async function build(t: Test) {
   const resources = await testResources(t)
   const server = createServer({ logLevel: 'silent' })
-  await server.register(authPlugin, { keys: { publicKey: resources.keys.publicKey }, identity: recordsIdentity(resources.store) })
+  await server.register(authPlugin, {
+    keys: { publicKey: resources.keys.publicKey },
+    identity: recordsIdentity(resources.store),
+  })
   server.get('/whoami', { onRequest: server.auth.authenticate }, async (request) => request.caller)
   server.get('/env', { onRequest: server.auth.requireEnvironment }, async (request) => request.caller)
-  server.get('/admin', { onRequest: [server.auth.requireEnvironment, server.auth.requireAdministrator] }, async () => 'ok')
-  server.get('/super', { onRequest: [server.auth.authenticate, server.auth.requireSuperAdministrator] }, async () => 'ok')
+  server.get(
+    '/admin',
+    { onRequest: [server.auth.requireEnvironment, server.auth.requireAdministrator] },
+    async () => 'ok',
+  )
+  server.get(
+    '/super',
+    { onRequest: [server.auth.authenticate, server.auth.requireSuperAdministrator] },
+    async () => 'ok',
+  )
   t.teardown(() => server.close())
   await createEnvironment(resources.store, 'acme')
   await createEnvironment(resources.store, 'globex')
@@ -38,7 +49,11 @@ t.test('bearer tokens: missing, malformed, forged, expired and valid', async (t)
     t.equal(res.json().error, 'unauthorized', label)
   }
 
-  const other = generateKeyPairSync('rsa', { modulusLength: 2048, privateKeyEncoding: { type: 'pkcs8', format: 'pem' }, publicKeyEncoding: { type: 'spki', format: 'pem' } })
+  const other = generateKeyPairSync('rsa', {
+    modulusLength: 2048,
+    privateKeyEncoding: { type: 'pkcs8', format: 'pem' },
+    publicKeyEncoding: { type: 'spki', format: 'pem' },
+  })
   const forged = await get(`Bearer ${accessToken(other.privateKey, user._id)}`)
   t.equal(forged.statusCode, 401, 'a token signed with another key')
 
@@ -59,9 +74,15 @@ t.test('a verified token is refused once it expires, though it was accepted (and
   const user = await createUser(store, { environments: { acme: {} } })
   const token = sign(user._id, { expiresIn: 60 })
   t.equal((await server.inject({ method: 'GET', url: '/whoami', headers: headers(token) })).statusCode, 200)
-  t.equal((await server.inject({ method: 'GET', url: '/whoami', headers: headers(token) })).statusCode, 200, 'from the cache')
+  t.equal(
+    (await server.inject({ method: 'GET', url: '/whoami', headers: headers(token) })).statusCode,
+    200,
+    'from the cache',
+  )
   const now = Date.now
-  t.teardown(() => { Date.now = now })
+  t.teardown(() => {
+    Date.now = now
+  })
   Date.now = () => now() + 61_000
   const late = await server.inject({ method: 'GET', url: '/whoami', headers: headers(token) })
   t.equal(late.statusCode, 401)
@@ -72,7 +93,9 @@ t.test('access tokens issued before sessionsValidAfter are refused', async (t) =
   const { server, store, sign } = await build(t)
   const user = await createUser(store, { environments: { acme: {} } })
   const before = sign(user._id, { issuedAt: Date.now() - 1000 })
-  await store.collection('users').updateOne({ _id: user._id }, { $set: { 'authentication.sessionsValidAfter': Date.now() - 500 } })
+  await store
+    .collection('users')
+    .updateOne({ _id: user._id }, { $set: { 'authentication.sessionsValidAfter': Date.now() - 500 } })
   t.equal((await server.inject({ method: 'GET', url: '/whoami', headers: headers(before) })).statusCode, 401)
   t.equal((await server.inject({ method: 'GET', url: '/whoami', headers: headers(sign(user._id)) })).statusCode, 200)
 })
@@ -83,7 +106,9 @@ t.test('a change to a user already seen applies to the next request', async (t) 
   const env = () => server.inject({ method: 'GET', url: '/env', headers: headers(sign(user._id), 'acme') })
   t.match((await env()).json(), { groups: ['sales'] })
   t.match((await env()).json(), { groups: ['sales'] }, 'again, unchanged')
-  await store.collection('users').updateOne({ _id: user._id }, { $set: { 'profile.environments.acme.groups': ['support'] } })
+  await store
+    .collection('users')
+    .updateOne({ _id: user._id }, { $set: { 'profile.environments.acme.groups': ['support'] } })
   t.match((await env()).json(), { groups: ['support'] }, 'new groups at once')
   await store.collection('users').updateOne({ _id: user._id }, { $set: { 'profile.environments.acme.active': false } })
   t.equal((await env()).statusCode, 403, 'deactivated at once')
@@ -95,7 +120,15 @@ t.test('long-lived tokens: live, expired, revoked', async (t) => {
   const tokens = store.collection('long_lived_tokens')
   const now = new Date().toISOString()
   const add = (secret: string, expiresOn: string | null) =>
-    tokens.insertOne({ _id: secret.slice(-24), userId: user._id, tokenHash: hashToken(secret), name: 't', _createdOn: now, _createdByUserId: user._id, expiresOn })
+    tokens.insertOne({
+      _id: secret.slice(-24),
+      userId: user._id,
+      tokenHash: hashToken(secret),
+      name: 't',
+      _createdOn: now,
+      _createdByUserId: user._id,
+      expiresOn,
+    })
   const live = 'qlt_live_0123456789abcdefghijklmnop'
   const expired = 'qlt_expired_0123456789abcdefghijklm'
   await add(live, null)
@@ -138,7 +171,11 @@ t.test('environment scope: header, membership, activity, super-administrator', a
 
   t.equal((await env(member._id, 'acme', '/admin')).statusCode, 403, 'members are not administrators')
   t.equal((await env(admin._id, 'acme', '/admin')).statusCode, 200)
-  t.equal((await env(root._id, 'globex', '/admin')).statusCode, 200, 'a super-administrator administers every environment')
+  t.equal(
+    (await env(root._id, 'globex', '/admin')).statusCode,
+    200,
+    'a super-administrator administers every environment',
+  )
   t.equal((await env(root._id, 'nowhere')).statusCode, 403, 'but only environments that exist')
 
   t.equal((await server.inject({ method: 'GET', url: '/super', headers: headers(sign(admin._id)) })).statusCode, 403)

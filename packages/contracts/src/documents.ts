@@ -78,7 +78,10 @@ const definitionSettings = {
 }
 
 /** `PUT /document-definitions/{ddId}`: the whole definition. */
-export const DefinitionBodySchema = Type.Object({ name: NameSchema, ...definitionSettings }, { additionalProperties: false })
+export const DefinitionBodySchema = Type.Object(
+  { name: NameSchema, ...definitionSettings },
+  { additionalProperties: false },
+)
 export type DefinitionBody = Static<typeof DefinitionBodySchema>
 
 /** `PATCH /document-definitions/{ddId}`: a merge patch; `null` removes an optional setting. */

@@ -106,10 +106,7 @@ export const UserSchema = Type.Object({
   _id: IdSchema,
   username: Type.Optional(Type.String()),
   profile: Type.Optional(
-    Type.Object(
-      { environments: Type.Record(Type.String(), EnvironmentEntrySchema) },
-      { additionalProperties: true },
-    ),
+    Type.Object({ environments: Type.Record(Type.String(), EnvironmentEntrySchema) }, { additionalProperties: true }),
   ),
   globalEmails: Type.Optional(Type.Array(Type.Object({ address: Type.String(), verified: Type.Boolean() }))),
   lastLogin: Type.Optional(TimestampSchema),
@@ -141,7 +138,9 @@ const EntryFields = {
   locale: Type.Optional(Type.String({ minLength: 1, maxLength: 35 })),
   administrator: Type.Optional(Type.Boolean()),
   active: Type.Optional(Type.Boolean()),
-  groups: Type.Optional(Type.Array(Type.String({ minLength: 1, maxLength: 200 }), { maxItems: 200, uniqueItems: true })),
+  groups: Type.Optional(
+    Type.Array(Type.String({ minLength: 1, maxLength: 200 }), { maxItems: 200, uniqueItems: true }),
+  ),
 }
 
 /** Passwords: long enough to mean something, short enough that hashing them cannot be abused. */
@@ -179,7 +178,10 @@ export const LongLivedTokenParamsSchema = Type.Object({ userId: IdSchema, tokenI
 export type LongLivedTokenParams = Static<typeof LongLivedTokenParamsSchema>
 
 export const CreateLongLivedTokenBodySchema = Type.Object(
-  { name: Type.Optional(Type.String({ maxLength: 200, pattern: PRINTABLE_PATTERN })), expiresOn: Type.Optional(TimestampSchema) },
+  {
+    name: Type.Optional(Type.String({ maxLength: 200, pattern: PRINTABLE_PATTERN })),
+    expiresOn: Type.Optional(TimestampSchema),
+  },
   { additionalProperties: false },
 )
 export type CreateLongLivedTokenBody = Static<typeof CreateLongLivedTokenBodySchema>

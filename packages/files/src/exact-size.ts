@@ -12,6 +12,6 @@ export function exactSize(size: number): Transform {
     },
     flush(callback: TransformCallback) {
       callback(seen === size ? null : new FilesError(`stream ended after ${seen} of ${size} bytes`))
-    }
+    },
   })
 }

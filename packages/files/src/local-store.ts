@@ -137,7 +137,7 @@ export async function openLocalStore(dataDir: string): Promise<FileStore> {
       await rm(pathOf(key), { force: true })
     },
 
-    async close() {}
+    async close() {},
   }
   return store
 }

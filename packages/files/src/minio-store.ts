@@ -30,7 +30,7 @@ export async function openMinioStore(options: S3Options): Promise<FileStore> {
     useSSL: options.useSSL ?? false,
     accessKey: options.accessKey,
     secretKey: options.secretKey,
-    region: options.region
+    region: options.region,
   })
   try {
     if (!(await client.bucketExists(bucket))) await client.makeBucket(bucket, options.region)
@@ -42,7 +42,11 @@ export async function openMinioStore(options: S3Options): Promise<FileStore> {
     try {
       const item = await client.statObject(bucket, checkKey(key))
       const contentType = item.metaData['content-type']
-      return { size: item.size, etag: item.etag, contentType: typeof contentType === 'string' ? contentType : 'application/octet-stream' }
+      return {
+        size: item.size,
+        etag: item.etag,
+        contentType: typeof contentType === 'string' ? contentType : 'application/octet-stream',
+      }
     } catch (error) {
       if (isMissing(error)) return null
       throw error
@@ -90,7 +94,7 @@ export async function openMinioStore(options: S3Options): Promise<FileStore> {
       await statOrThrow(fromKey)
       await client.copyObject(
         new CopySourceOptions({ Bucket: bucket, Object: fromKey }),
-        new CopyDestinationOptions({ Bucket: bucket, Object: toKey })
+        new CopyDestinationOptions({ Bucket: bucket, Object: toKey }),
       )
       return statOrThrow(toKey)
     },
@@ -99,6 +103,6 @@ export async function openMinioStore(options: S3Options): Promise<FileStore> {
       await client.removeObject(bucket, checkKey(key))
     },
 
-    async close() {}
+    async close() {},
   }
 }

@@ -14,11 +14,15 @@ export function fileStoreContract(t: Test, open: () => Promise<FileStore>): void
   })
   t.teardown(() => store?.close())
 
-  const read = async (key: string, range?: { start: number; end: number }) => buffer((await store.get(key, { range })).stream)
+  const read = async (key: string, range?: { start: number; end: number }) =>
+    buffer((await store.get(key, { range })).stream)
 
   t.test('put, get, stat, exists, overwrite', async (t) => {
     const bytes = randomBytes(300_000)
-    const info = await store.put('docs/one.bin', from(bytes.subarray(0, 1000), bytes.subarray(1000)), { size: bytes.length, contentType: 'application/pdf' })
+    const info = await store.put('docs/one.bin', from(bytes.subarray(0, 1000), bytes.subarray(1000)), {
+      size: bytes.length,
+      contentType: 'application/pdf',
+    })
     t.equal(info.size, bytes.length)
     t.equal(info.contentType, 'application/pdf')
     t.type(info.etag, 'string')
@@ -78,8 +82,25 @@ export function fileStoreContract(t: Test, open: () => Promise<FileStore>): void
     await store.put('a', from(Buffer.from('a')), { size: 1, contentType: 'text/plain' })
     await store.put('a/b', from(Buffer.from('ab')), { size: 2, contentType: 'text/plain' })
     t.equal((await read('a')).toString(), 'a', 'a key and a key under it coexist')
-    for (const bad of ['', '../escape', 'a/../../b', '.', 'a//b', '/abs', 'trailing/', 'sp ace', 'ünï', 'back\\slash', 'q?x', 'x'.repeat(2000)]) {
-      await t.rejects(store.put(bad, from(Buffer.from('x')), { size: 1, contentType: 'text/plain' }), InvalidKeyError, JSON.stringify(bad))
+    for (const bad of [
+      '',
+      '../escape',
+      'a/../../b',
+      '.',
+      'a//b',
+      '/abs',
+      'trailing/',
+      'sp ace',
+      'ünï',
+      'back\\slash',
+      'q?x',
+      'x'.repeat(2000),
+    ]) {
+      await t.rejects(
+        store.put(bad, from(Buffer.from('x')), { size: 1, contentType: 'text/plain' }),
+        InvalidKeyError,
+        JSON.stringify(bad),
+      )
       await t.rejects(store.get(bad), InvalidKeyError)
     }
   })

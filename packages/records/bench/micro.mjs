@@ -8,7 +8,9 @@ import { join, resolve } from 'node:path'
 import { pathToFileURL } from 'node:url'
 
 // BENCH_DIST points at another build (e.g. a copy of an older dist) to compare.
-const dist = process.env.BENCH_DIST ? pathToFileURL(resolve(process.env.BENCH_DIST, 'index.js')).href : '../dist/index.js'
+const dist = process.env.BENCH_DIST
+  ? pathToFileURL(resolve(process.env.BENCH_DIST, 'index.js')).href
+  : '../dist/index.js'
 const { newObjectId, openEmbeddedStore } = await import(dist)
 
 const N = Number(process.argv[2] ?? 20_000)
@@ -35,11 +37,20 @@ async function measure(label, op, { inFlight = 1, min = 200, reads = false } = {
   await Promise.all(Array.from({ length: inFlight }, worker))
   const seconds = Number(process.hrtime.bigint() - started) / 1e9
   const perOp = reads ? `  reads/op ${((store.stats.reads - readsBefore) / done).toFixed(1)}` : ''
-  console.log(`${label.padEnd(46)} ${Math.round(done / seconds).toLocaleString('en-US').padStart(9)} ops/s${perOp}`)
+  console.log(
+    `${label.padEnd(46)} ${Math.round(done / seconds)
+      .toLocaleString('en-US')
+      .padStart(9)} ops/s${perOp}`,
+  )
 }
 
 const items = store.collection('items')
-await items.ensureIndex({ name: 'ext', fields: { externalId: 1 }, unique: true, partial: { externalId: { $exists: true } } })
+await items.ensureIndex({
+  name: 'ext',
+  fields: { externalId: 1 },
+  unique: true,
+  partial: { externalId: { $exists: true } },
+})
 await items.ensureIndex({ name: 'category_price', fields: { category: 1, price: -1 } })
 await items.ensureIndex({ name: 'environmentIds', fields: { environmentIds: 1 } })
 
@@ -51,7 +62,7 @@ const record = (i) => ({
   environmentIds: [`env${i % ENVS}`, `env${(i * 3) % ENVS}`, `env${(i * 7) % ENVS}`],
   name: `item ${i}`,
   payload: 'x'.repeat(200),
-  _hash: 'h0'
+  _hash: 'h0',
 })
 
 const seedStart = Date.now()
@@ -64,23 +75,51 @@ for (let i = 0; i < N; i += 500) {
 console.log(`seeded ${N} records in ${((Date.now() - seedStart) / 1000).toFixed(1)} s (500 in flight)`)
 
 const writes = store.collection('writes')
-await writes.ensureIndex({ name: 'ext', fields: { externalId: 1 }, unique: true, partial: { externalId: { $exists: true } } })
+await writes.ensureIndex({
+  name: 'ext',
+  fields: { externalId: 1 },
+  unique: true,
+  partial: { externalId: { $exists: true } },
+})
 let w = 0
 await measure('insertOne sequential', () => writes.insertOne({ ...record(++w), externalId: `w${w}` }))
-await measure('insertOne concurrent (50 in flight)', () => writes.insertOne({ ...record(++w), externalId: `w${w}` }), { inFlight: 50, min: 2000 })
-await measure('updateOne by _id, expectedHash (50 in flight)', async () => {
-  const _id = pick(ids)
-  const current = await items.findOne({ _id })
-  await items.updateOne({ _id }, { $set: { name: 'renamed', _hash: newObjectId() } }, { expectedHash: current._hash }).catch(() => {})
-}, { inFlight: 50, min: 2000 })
+await measure('insertOne concurrent (50 in flight)', () => writes.insertOne({ ...record(++w), externalId: `w${w}` }), {
+  inFlight: 50,
+  min: 2000,
+})
+await measure(
+  'updateOne by _id, expectedHash (50 in flight)',
+  async () => {
+    const _id = pick(ids)
+    const current = await items.findOne({ _id })
+    await items
+      .updateOne({ _id }, { $set: { name: 'renamed', _hash: newObjectId() } }, { expectedHash: current._hash })
+      .catch(() => {})
+  },
+  { inFlight: 50, min: 2000 },
+)
 
 await measure('findOne by _id', () => items.findOne({ _id: pick(ids) }), { reads: true })
-await measure('findOne by _id, projection {_id: 1} (auth)', () => items.findOne({ _id: pick(ids) }, { projection: { _id: 1 } }), { reads: true })
-await measure('findOne by externalId (partial unique)', (i) => items.findOne({ externalId: `e${(i * 2) % N}` }), { reads: true })
+await measure(
+  'findOne by _id, projection {_id: 1} (auth)',
+  () => items.findOne({ _id: pick(ids) }, { projection: { _id: 1 } }),
+  { reads: true },
+)
+await measure('findOne by externalId (partial unique)', (i) => items.findOne({ externalId: `e${(i * 2) % N}` }), {
+  reads: true,
+})
 await measure('list 21, default order', () => items.find({}, { limit: 21 }), { reads: true })
 await measure('list 21 after a random id', () => items.find({}, { limit: 21, after: pick(ids) }), { reads: true })
-await measure('filter+sort via compound index, limit 21', (i) => items.find({ category: `c${i % 10}` }, { sort: { price: -1 }, limit: 21 }), { reads: true })
-await measure('multikey find, limit 21, after', () => items.find({ environmentIds: `env${Math.floor(Math.random() * ENVS)}` }, { limit: 21, after: pick(ids) }), { reads: true })
+await measure(
+  'filter+sort via compound index, limit 21',
+  (i) => items.find({ category: `c${i % 10}` }, { sort: { price: -1 }, limit: 21 }),
+  { reads: true },
+)
+await measure(
+  'multikey find, limit 21, after',
+  () => items.find({ environmentIds: `env${Math.floor(Math.random() * ENVS)}` }, { limit: 21, after: pick(ids) }),
+  { reads: true },
+)
 await measure('count on multikey', (i) => items.count({ environmentIds: `env${i % ENVS}` }), { reads: true, min: 20 })
 await measure('count on indexed equality', (i) => items.count({ category: `c${i % 10}` }), { reads: true, min: 20 })
 await measure('count {}', () => items.count({}), { reads: true, min: 20 })

@@ -3,7 +3,9 @@ import { InvalidQueryError } from './errors.js'
 import type { StoredRecord, Update } from './port.js'
 
 /** True when the update is `$set` / `$unset` rather than a whole replacement. */
-export function isModifier(update: Update): update is { $set?: Record<string, unknown>; $unset?: Record<string, true | 1 | ''> } {
+export function isModifier(
+  update: Update,
+): update is { $set?: Record<string, unknown>; $unset?: Record<string, true | 1 | ''> } {
   return Object.keys(update).some((key) => key.startsWith('$'))
 }
 
@@ -15,7 +17,9 @@ export function applyUpdate(record: StoredRecord, update: Update): StoredRecord 
     if (key !== '$set' && key !== '$unset') throw new InvalidQueryError(`update operator ${key} is not supported`)
   }
   const touched = [...Object.keys(update.$set ?? {}), ...Object.keys(update.$unset ?? {})]
-  if (touched.some((path) => path === '_id' || path.startsWith('_id.'))) throw new InvalidQueryError('_id cannot be updated')
+  if (touched.some((path) => path === '_id' || path.startsWith('_id.'))) {
+    throw new InvalidQueryError('_id cannot be updated')
+  }
   const set = update.$set ?? {}
   if (touched.every((path) => !path.includes('.') && path !== '__proto__')) {
     // Top-level fields only (the common case): a shallow copy is enough, since the fields replaced are the

@@ -3,8 +3,25 @@ import type { Filter, Projection, Sort } from './port.js'
 
 /** The operators `API.md` allows in client filters; anything else (`$where`, `$expr`, ...) is refused. */
 const ALLOWED_OPERATORS = new Set([
-  '$eq', '$ne', '$gt', '$gte', '$lt', '$lte', '$in', '$nin', '$exists', '$regex', '$options',
-  '$and', '$or', '$nor', '$not', '$elemMatch', '$size', '$all', '$type'
+  '$eq',
+  '$ne',
+  '$gt',
+  '$gte',
+  '$lt',
+  '$lte',
+  '$in',
+  '$nin',
+  '$exists',
+  '$regex',
+  '$options',
+  '$and',
+  '$or',
+  '$nor',
+  '$not',
+  '$elemMatch',
+  '$size',
+  '$all',
+  '$type',
 ])
 const FORBIDDEN_KEYS = new Set(['__proto__', 'constructor', 'prototype'])
 const MAX_DEPTH = 8
@@ -12,7 +29,9 @@ const MAX_NODES = 200
 const MAX_REGEX_LENGTH = 256
 const MAX_SORT_KEYS = 8
 
-interface Budget { nodes: number }
+interface Budget {
+  nodes: number
+}
 
 function isPlainObject(value: unknown): value is Record<string, unknown> {
   if (value === null || typeof value !== 'object' || Array.isArray(value)) return false
@@ -55,7 +74,7 @@ function checkRegex(value: unknown): void {
   if (typeof value !== 'string') throw new InvalidQueryError('$regex must be a string')
   if (value.length > MAX_REGEX_LENGTH) throw new InvalidQueryError(`$regex longer than ${MAX_REGEX_LENGTH} characters`)
   try {
-    new RegExp(value)
+    RegExp(value)
   } catch {
     throw new InvalidQueryError('$regex is not a valid regular expression')
   }
@@ -93,7 +112,9 @@ export function checkProjection(projection: unknown): Projection {
     checkFieldName(key)
     if (value !== 0 && value !== 1) throw new InvalidQueryError(`projection of "${key}" must be 0 or 1`)
     if (key === '_id') continue
-    if (mode !== undefined && mode !== value) throw new InvalidQueryError('projection cannot mix inclusion and exclusion')
+    if (mode !== undefined && mode !== value) {
+      throw new InvalidQueryError('projection cannot mix inclusion and exclusion')
+    }
     mode = value
   }
   return projection as Projection

@@ -5,7 +5,10 @@ export class RecordsError extends Error {
 
 export class DuplicateKeyError extends RecordsError {
   override name = 'DuplicateKeyError'
-  constructor(readonly index: string, readonly key: unknown) {
+  constructor(
+    readonly index: string,
+    readonly key: unknown,
+  ) {
     super(`duplicate key for index ${index}`)
   }
 }

@@ -15,7 +15,12 @@ export interface PageOptions {
  * Filters, pages and orders candidates with Mongo semantics (mingo for matching); `recordOf` gives the record
  * a candidate stands for (a stored row, or the record itself).
  */
-export function pageInMemory<C>(candidates: Iterable<C>, filter: Filter, options: PageOptions, recordOf: (candidate: C) => StoredRecord): C[] {
+export function pageInMemory<C>(
+  candidates: Iterable<C>,
+  filter: Filter,
+  options: PageOptions,
+  recordOf: (candidate: C) => StoredRecord,
+): C[] {
   const match = compileFilter(options.after ? { $and: [filter, afterFilter(options.sort, options.after)] } : filter)
   const matching: C[] = []
   for (const candidate of candidates) if (match.test(recordOf(candidate))) matching.push(candidate)
@@ -26,12 +31,20 @@ export function pageInMemory<C>(candidates: Iterable<C>, filter: Filter, options
 }
 
 /** A projection's paths as a tree: `true` at a projected path's last segment. */
-interface PathTree { [segment: string]: PathTree | true }
+interface PathTree {
+  [segment: string]: PathTree | true
+}
 
 type Projector = (record: StoredRecord) => StoredRecord
 
 function isObject(value: unknown): value is Record<string, unknown> {
-  return value !== null && typeof value === 'object' && !(value instanceof Date) && !(value instanceof RegExp) && !ArrayBuffer.isView(value)
+  return (
+    value !== null &&
+    typeof value === 'object' &&
+    !(value instanceof Date) &&
+    !(value instanceof RegExp) &&
+    !ArrayBuffer.isView(value)
+  )
 }
 
 function including(tree: PathTree, value: Record<string, unknown>): Record<string, unknown> {
@@ -71,7 +84,9 @@ function excluding(tree: PathTree, value: Record<string, unknown>): Record<strin
 }
 
 function excludingArray(tree: PathTree, values: unknown[]): unknown[] {
-  return values.map((element) => Array.isArray(element) ? excludingArray(tree, element) : isObject(element) ? excluding(tree, element) : element)
+  return values.map((element) =>
+    Array.isArray(element) ? excludingArray(tree, element) : isObject(element) ? excluding(tree, element) : element,
+  )
 }
 
 /**
@@ -83,7 +98,9 @@ function compileProjection(projection: Projection): Projector | undefined {
   const entries = Object.entries(projection)
   const idValue = projection._id
   const others = entries.filter(([path]) => path !== '_id')
-  if (others.some(([, value]) => value !== others[0]?.[1]) || entries.some(([, value]) => value !== 0 && value !== 1)) return undefined
+  if (others.some(([, value]) => value !== others[0]?.[1]) || entries.some(([, value]) => value !== 0 && value !== 1)) {
+    return undefined
+  }
   const include = others.length === 0 ? idValue === 1 : others[0]?.[1] === 1
   const tree: PathTree = {}
   const paths = include ? others.map(([path]) => path) : others.map(([path]) => path)
@@ -99,7 +116,7 @@ function compileProjection(projection: Projection): Projector | undefined {
         node[segment] = true
       } else {
         if (existing === true) return undefined
-        node = (node[segment] = existing ?? {})
+        node = node[segment] = existing ?? {}
       }
     }
   }
@@ -124,12 +141,7 @@ function projector(projection: Projection): Projector | undefined {
 
 export function project<T extends StoredRecord>(records: T[], projection: Projection | undefined): T[] {
   if (!projection) return records
-  let empty = true
-  for (const _ in projection) {
-    empty = false
-    break
-  }
-  if (empty) return records
+  if (Object.keys(projection).length === 0) return records
   const compiled = projector(projection)
   if (!compiled) return mingoFind(records, {}, projection).all() as T[]
   const out = new Array<T>(records.length)

@@ -22,7 +22,9 @@ export function afterFilter(fields: SortField[], after: StoredRecord): Filter {
 function laterThan(path: string, value: unknown, direction: 1 | -1): Filter | undefined {
   const tag = typeTag(value)
   if (tag === TypeTag.nullish) return direction === 1 ? { [path]: { $ne: null } } : undefined
-  const otherTypes = TYPE_ALIASES.filter(([other]) => (direction === 1 ? other > tag : other < tag)).map(([, alias]) => alias)
+  const otherTypes = TYPE_ALIASES.filter(([other]) => (direction === 1 ? other > tag : other < tag)).map(
+    ([, alias]) => alias,
+  )
   const options: Filter[] = [{ [path]: direction === 1 ? { $gt: value } : { $lt: value } }]
   if (otherTypes.length > 0) options.push({ [path]: { $type: otherTypes } })
   if (direction === -1) options.push({ [path]: null })

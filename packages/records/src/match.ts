@@ -17,7 +17,9 @@ const QUERY_ONLY = Context.init({ query: queryOperators })
 const NEEDS_FULL = new Set(['$expr', '$where', '$function', '$jsonSchema', '$accumulator'])
 
 function needsFull(value: unknown, depth = 0): boolean {
-  if (depth > 32 || value === null || typeof value !== 'object' || value instanceof Date || value instanceof RegExp) return false
+  if (depth > 32 || value === null || typeof value !== 'object' || value instanceof Date || value instanceof RegExp) {
+    return false
+  }
   if (Array.isArray(value)) return value.some((item) => needsFull(item, depth + 1))
   return Object.entries(value).some(([key, item]) => NEEDS_FULL.has(key) || needsFull(item, depth + 1))
 }

@@ -36,8 +36,7 @@ export interface FindOptions {
 
 /** Either a whole replacement record (without `_id`), or `$set` / `$unset` of (dot) paths. */
 export type Update =
-  | { $set?: Record<string, unknown>; $unset?: Record<string, true | 1 | ''> }
-  | Omit<StoredRecord, '_id'>
+  { $set?: Record<string, unknown>; $unset?: Record<string, true | 1 | ''> } | Omit<StoredRecord, '_id'>
 
 export interface UpdateOptions {
   /** Optimistic concurrency: refuse with `ConflictError` unless the stored `_hash` equals this. */

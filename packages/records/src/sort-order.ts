@@ -45,7 +45,7 @@ export const TYPE_ALIASES: ReadonlyArray<readonly [Tag, string]> = [
   [TypeTag.object, 'object'],
   [TypeTag.array, 'array'],
   [TypeTag.boolean, 'bool'],
-  [TypeTag.date, 'date']
+  [TypeTag.date, 'date'],
 ]
 
 export function typeTag(value: unknown): Tag {
@@ -62,12 +62,18 @@ export function typeTag(value: unknown): Tag {
 export function sortKey(value: unknown): [Tag, number | string] {
   const tag = typeTag(value)
   switch (tag) {
-    case TypeTag.nullish: return [tag, 0]
-    case TypeTag.number: return [tag, Number.isNaN(value) ? -Infinity : (value as number) + 0] // + 0: -0 is 0 (ordered-binary garbles -0)
-    case TypeTag.string: return [tag, value as string]
-    case TypeTag.boolean: return [tag, value === true ? 1 : 0]
-    case TypeTag.date: return [tag, (value as Date).getTime()]
-    default: return [tag, JSON.stringify(value)]
+    case TypeTag.nullish:
+      return [tag, 0]
+    case TypeTag.number:
+      return [tag, Number.isNaN(value) ? -Infinity : (value as number) + 0] // + 0: -0 is 0 (ordered-binary garbles -0)
+    case TypeTag.string:
+      return [tag, value as string]
+    case TypeTag.boolean:
+      return [tag, value === true ? 1 : 0]
+    case TypeTag.date:
+      return [tag, (value as Date).getTime()]
+    default:
+      return [tag, JSON.stringify(value)]
   }
 }
 

@@ -11,7 +11,7 @@ t.test('accepts every allowed operator', async (t) => {
     $and: [{ g: 1 }],
     $or: [{ g: 2 }],
     $nor: [{ g: 3 }],
-    'nested.path': null
+    'nested.path': null,
   }
   t.same(checkFilter(filter), filter)
   t.same(checkFilter(undefined), {})

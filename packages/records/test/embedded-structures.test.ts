@@ -9,16 +9,23 @@ import { DuplicateKeyError, newObjectId, openEmbeddedStore, type StoredRecord } 
 t.test('a rolled-back write leaves no committed record naming a structure that was never saved', async (t) => {
   const dataDir = mkdtempSync(join(tmpdir(), 'quire-structures-'))
   t.teardown(() => rmSync(dataDir, { recursive: true, force: true }))
-  const shaped = (): StoredRecord => ({ _id: newObjectId(), novel: { shape: 1, nested: { deeper: true } }, other: [{ item: 'x' }] })
+  const shaped = (): StoredRecord => ({
+    _id: newObjectId(),
+    novel: { shape: 1, nested: { deeper: true } },
+    other: [{ item: 'x' }],
+  })
 
   let store = openEmbeddedStore(dataDir)
   await store.collection('items').ensureIndex({ name: 'code', fields: { code: 1 }, unique: true })
   await store.collection('items').insertOne({ _id: newObjectId(), code: 'taken' })
   // The novel record is written (and its structures saved) before the duplicate rolls the commit back.
-  await t.rejects(store.transaction(async (tx) => {
-    await tx.collection('items').insertOne(shaped())
-    await tx.collection('items').insertOne({ _id: newObjectId(), code: 'taken' })
-  }), DuplicateKeyError)
+  await t.rejects(
+    store.transaction(async (tx) => {
+      await tx.collection('items').insertOne(shaped())
+      await tx.collection('items').insertOne({ _id: newObjectId(), code: 'taken' })
+    }),
+    DuplicateKeyError,
+  )
   const kept = shaped()
   await store.collection('items').insertOne(kept)
   await store.close()
@@ -34,9 +41,15 @@ t.test('records written by one process are read by another sharing the data dire
   t.teardown(() => rmSync(dataDir, { recursive: true, force: true }))
   const writer = openEmbeddedStore(dataDir)
   const reader = openEmbeddedStore(dataDir)
-  t.teardown(async () => { await writer.close(); await reader.close() })
+  t.teardown(async () => {
+    await writer.close()
+    await reader.close()
+  })
   await reader.collection('items').find({})
-  const shapes: StoredRecord[] = Array.from({ length: 40 }, (_, i) => ({ _id: newObjectId(), [`field${i}`]: { [`inner${i}`]: i } }))
+  const shapes: StoredRecord[] = Array.from({ length: 40 }, (_, i) => ({
+    _id: newObjectId(),
+    [`field${i}`]: { [`inner${i}`]: i },
+  }))
   for (const record of shapes) await writer.collection('items').insertOne(record)
   t.same(await reader.collection('items').find({}), shapes)
 })

@@ -11,9 +11,18 @@ import { DuplicateKeyError, newObjectId, openEmbeddedStore, type StoredRecord } 
 t.test('records and indexes of earlier versions are upgraded when the store opens', async (t) => {
   const dataDir = mkdtempSync(join(tmpdir(), 'quire-upgrade-'))
   t.teardown(() => rmSync(dataDir, { recursive: true, force: true }))
-  const records: StoredRecord[] = [0, 1, 2].map((i) => ({ _id: newObjectId(), code: `c${i}`, tags: ['all', `t${i}`], nested: { n: i } }))
+  const records: StoredRecord[] = [0, 1, 2].map((i) => ({
+    _id: newObjectId(),
+    code: `c${i}`,
+    tags: ['all', `t${i}`],
+    nested: { n: i },
+  }))
   const env = open({ path: join(dataDir, 'records'), maxDbs: 4096 })
-  const old = env.openDB<StoredRecord, string>({ name: 'r/items', keyEncoding: 'ordered-binary', sharedStructuresKey: Symbol.for('structures') })
+  const old = env.openDB<StoredRecord, string>({
+    name: 'r/items',
+    keyEncoding: 'ordered-binary',
+    sharedStructuresKey: Symbol.for('structures'),
+  })
   const meta = env.openDB<unknown[], string>({ name: '__meta', keyEncoding: 'ordered-binary' })
   const code = env.openDB<null, Array<string | number>>({ name: 'i/items/code', keyEncoding: 'ordered-binary' })
   const tags = env.openDB<null, Array<string | number>>({ name: 'i/items/tags', keyEncoding: 'ordered-binary' })
@@ -25,7 +34,7 @@ t.test('records and indexes of earlier versions are upgraded when the store open
     }
     meta.putSync('items', [
       { spec: { name: 'code', fields: { code: 1 }, unique: true }, multikey: false, format: 2, multikeyPaths: [] },
-      { spec: { name: 'tags', fields: { tags: 1 } }, multikey: true }
+      { spec: { name: 'tags', fields: { tags: 1 } }, multikey: true },
     ])
   })
   await env.close()
@@ -38,7 +47,11 @@ t.test('records and indexes of earlier versions are upgraded when the store open
   t.equal((await items.findOne({ code: 'c1' }))?._id, records[1]?._id, 'a unique lookup finds the record')
   t.ok(store.stats.reads - start <= 2, `in ${store.stats.reads - start} reads`)
   await t.rejects(items.insertOne({ _id: newObjectId(), code: 'c2' }), DuplicateKeyError, 'uniqueness still holds')
-  t.same((await items.find({ tags: 'all' })).map((item) => item._id), records.map((record) => record._id), 'array elements are keyed one by one')
+  t.same(
+    (await items.find({ tags: 'all' })).map((item) => item._id),
+    records.map((record) => record._id),
+    'array elements are keyed one by one',
+  )
   t.equal(await items.count({}), 3)
 
   await store.close()

@@ -4,5 +4,5 @@ import { recordStoreContract } from './record-store-contract.js'
 
 recordStoreContract(t, {
   open: async (dataDir) => openEmbeddedStore(dataDir),
-  reads: (store: RecordStore) => (store as EmbeddedRecordStore).stats.reads
+  reads: (store: RecordStore) => (store as EmbeddedRecordStore).stats.reads,
 })

@@ -15,15 +15,25 @@ t.test('E11000 becomes DuplicateKeyError named after the index, with the duplica
   t.ok(error instanceof DuplicateKeyError)
   t.equal((error as DuplicateKeyError).index, 'externalId')
   const other = new MongoServerError({ message: 'not primary', code: 10107 })
-  await t.rejects(mapDuplicate(() => Promise.reject(other)), other, 'other server errors pass through unchanged')
+  await t.rejects(
+    mapDuplicate(() => Promise.reject(other)),
+    other,
+    'other server errors pass through unchanged',
+  )
   t.equal(await mapDuplicate(async () => 'written'), 'written')
 })
 
 t.test('ignoreCode swallows only the named server error', async (t) => {
   const missing = new MongoServerError({ message: 'ns not found', code: 26 })
   await t.resolves(ignoreCode(26, () => Promise.reject(missing)))
-  await t.rejects(ignoreCode(27, () => Promise.reject(missing)), missing)
-  await t.rejects(ignoreCode(26, () => Promise.reject(new Error('network'))), /network/)
+  await t.rejects(
+    ignoreCode(27, () => Promise.reject(missing)),
+    missing,
+  )
+  await t.rejects(
+    ignoreCode(26, () => Promise.reject(new Error('network'))),
+    /network/,
+  )
 })
 
 // The shared contract suite, when a server is given (none can be installed on our CI machines).

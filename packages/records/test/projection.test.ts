@@ -10,7 +10,9 @@ t.test('compiled projections keep Mongo semantics', async (t) => {
   t.same(project([doc], { x: 1, _id: 0 }), [{ x: 1 }])
   t.same(project([doc], { x: 0 }), [{ _id: 'a', y: { z: 2, w: 3 }, arr: [1, { z: 5, w: 6 }, null], d: new Date(0) }])
   t.same(project([doc], { 'y.z': 1, 'y.w': 1 }), [{ _id: 'a', y: { z: 2, w: 3 } }])
-  t.same(project([doc], { 'y.z': 0 }), [{ _id: 'a', x: 1, y: { w: 3 }, arr: [1, { z: 5, w: 6 }, null], d: new Date(0) }])
+  t.same(project([doc], { 'y.z': 0 }), [
+    { _id: 'a', x: 1, y: { w: 3 }, arr: [1, { z: 5, w: 6 }, null], d: new Date(0) },
+  ])
   t.same(project([doc], { 'arr.z': 1 }), [{ _id: 'a', arr: [{ z: 5 }] }])
   t.same(project([doc], { 'arr.w': 0, _id: 0, x: 0, y: 0, d: 0 }), [{ arr: [1, { z: 5 }, null] }])
   t.same(project([doc], { missing: 1 }), [{ _id: 'a' }])

@@ -1,5 +1,13 @@
 import type { Test } from 'tap'
-import { ConflictError, DuplicateKeyError, InvalidQueryError, newObjectId, type RecordStore, type Sort, type StoredRecord } from '../src/index.js'
+import {
+  ConflictError,
+  DuplicateKeyError,
+  InvalidQueryError,
+  newObjectId,
+  type RecordStore,
+  type Sort,
+  type StoredRecord,
+} from '../src/index.js'
 
 export interface ContractTarget {
   /** Opens the store on `dataDir`; opening the same dir again must see the same data. */
@@ -43,8 +51,17 @@ export function recordStoreContract(t: Test, target: ContractTarget): void {
     t.same(await c.findOne({ _id: id }), { _id: id, n: 1 })
     t.same(await c.findOne({ _id: id, n: 1 }), { _id: id, n: 1 })
     t.equal(await c.findOne({ _id: id, $or: [{ n: 2 }, { m: 1 }] }), null, 'every other term must hold too')
-    t.same(await c.updateOne({ _id: id }, { $set: { 'nested.deep.value': 3, group: 'g' } }), { _id: id, n: 1, nested: { deep: { value: 3 } }, group: 'g' })
-    t.same(await c.updateOne({ _id: id }, { $unset: { group: true } }), { _id: id, n: 1, nested: { deep: { value: 3 } } })
+    t.same(await c.updateOne({ _id: id }, { $set: { 'nested.deep.value': 3, group: 'g' } }), {
+      _id: id,
+      n: 1,
+      nested: { deep: { value: 3 } },
+      group: 'g',
+    })
+    t.same(await c.updateOne({ _id: id }, { $unset: { group: true } }), {
+      _id: id,
+      n: 1,
+      nested: { deep: { value: 3 } },
+    })
     t.same(await c.updateOne({ _id: id }, { n: 5 }), { _id: id, n: 5 }, 'replacement keeps _id only')
     t.equal(await c.updateOne({ _id: 'missing' }, { n: 1 }), null)
     t.same(await c.deleteOne({ _id: id }), { _id: id, n: 5 })
@@ -62,9 +79,10 @@ export function recordStoreContract(t: Test, target: ContractTarget): void {
       n: i,
       group: i % 2 === 0 ? 'even' : i === 5 ? null : 'odd',
       tags: i < 3 ? ['a', `t${i}`] : ['b'],
-      nested: { deep: { value: i * 10 } }
+      nested: { deep: { value: i * 10 } },
     }))
-    const ns = async (filter: Record<string, unknown>) => (await c.find(filter, { sort: { n: 1 } })).map((item) => item.n)
+    const ns = async (filter: Record<string, unknown>) =>
+      (await c.find(filter, { sort: { n: 1 } })).map((item) => item.n)
     t.same(await ns({ n: { $eq: 2 } }), [2])
     t.same(await ns({ n: { $ne: 2 } }), [0, 1, 3, 4, 5])
     t.same(await ns({ n: { $gt: 3 } }), [4, 5])
@@ -91,25 +109,43 @@ export function recordStoreContract(t: Test, target: ContractTarget): void {
   t.test('sort with ties, projection, skip', async (t) => {
     const { collection: c, items } = await seed(6, (i) => ({ n: i % 2, group: `g${i}` }))
     const ids = items.map((item) => item._id)
-    t.same((await c.find({})).map((item) => item._id), ids, 'default order is _id ascending')
-    t.same((await c.find({}, { sort: { n: 1 } })).map((item) => item._id), [ids[0], ids[2], ids[4], ids[1], ids[3], ids[5]])
-    t.same((await c.find({}, { sort: { n: -1, _id: 1 } })).map((item) => item._id), [ids[1], ids[3], ids[5], ids[0], ids[2], ids[4]])
-    t.same((await c.find({}, { sort: { n: 1 }, skip: 2, limit: 2 })).map((item) => item._id), [ids[4], ids[1]])
+    t.same(
+      (await c.find({})).map((item) => item._id),
+      ids,
+      'default order is _id ascending',
+    )
+    t.same(
+      (await c.find({}, { sort: { n: 1 } })).map((item) => item._id),
+      [ids[0], ids[2], ids[4], ids[1], ids[3], ids[5]],
+    )
+    t.same(
+      (await c.find({}, { sort: { n: -1, _id: 1 } })).map((item) => item._id),
+      [ids[1], ids[3], ids[5], ids[0], ids[2], ids[4]],
+    )
+    t.same(
+      (await c.find({}, { sort: { n: 1 }, skip: 2, limit: 2 })).map((item) => item._id),
+      [ids[4], ids[1]],
+    )
     t.same(await c.find({ _id: ids[0] }, { projection: { group: 1 } }), [{ _id: ids[0], group: 'g0' }])
     t.same(await c.find({ _id: ids[0] }, { projection: { group: 0 } }), [{ _id: ids[0], n: 0 }])
     t.same(await c.findOne({ _id: ids[0] }, { projection: { _id: 0, n: 1 } }), { n: 0 })
   })
 
   t.test('findText answers what find answers, each record as JSON text', async (t) => {
-    const { collection: c, items } = await seed(30, (i) => ({ n: i % 4, group: `g${i % 3}`, tags: [`t${i % 2}`], nested: { deep: { value: i } } }))
+    const { collection: c, items } = await seed(30, (i) => ({
+      n: i % 4,
+      group: `g${i % 3}`,
+      tags: [`t${i % 2}`],
+      nested: { deep: { value: i } },
+    }))
     await c.ensureIndex({ name: 'group_n', fields: { group: 1, n: 1 } })
     const asText = (records: Item[]) => records.map((record) => ({ _id: record._id, json: JSON.stringify(record) }))
-    const cases: Array<[Record<string, unknown>, { sort?: Sort, skip?: number, limit?: number, after?: string }]> = [
+    const cases: Array<[Record<string, unknown>, { sort?: Sort; skip?: number; limit?: number; after?: string }]> = [
       [{}, {}],
       [{ group: 'g1' }, { sort: { n: 1 }, limit: 4 }],
       [{ group: 'g1' }, { sort: { n: 1 }, limit: 4, after: items[4]?._id }],
       [{ n: { $gte: 2 } }, { sort: { group: -1 }, skip: 2, limit: 5 }],
-      [{ _id: items[3]?._id }, {}]
+      [{ _id: items[3]?._id }, {}],
     ]
     for (const [filter, options] of cases) {
       const texts = await c.findText(filter, options)
@@ -124,14 +160,16 @@ export function recordStoreContract(t: Test, target: ContractTarget): void {
     // As Mongo stores a replacement: `_id` first, then its fields in their order (answers read fields off the text's end).
     const replaced = items[0]?._id ?? ''
     await c.updateOne({ _id: replaced }, { group: 'r', n: 1, last: 'x' })
-    t.same(await c.findText({ _id: replaced }), [{ _id: replaced, json: JSON.stringify({ _id: replaced, group: 'r', n: 1, last: 'x' }) }])
+    t.same(await c.findText({ _id: replaced }), [
+      { _id: replaced, json: JSON.stringify({ _id: replaced, group: 'r', n: 1, last: 'x' }) },
+    ])
   })
 
   t.test('keyset pagination under three sorts loses and repeats nothing', async (t) => {
     const { collection: c, items } = await seed(47, (i) => ({
       n: i % 3,
       group: i % 5 === 0 ? null : `g${(i * 7) % 11}`,
-      nested: { deep: { value: 47 - i } }
+      nested: { deep: { value: 47 - i } },
     }))
     await c.ensureIndex({ name: 'by_n', fields: { n: 1 } })
     const sorts: Sort[] = [{}, { n: -1 }, { group: 1, 'nested.deep.value': -1 }]
@@ -156,8 +194,18 @@ export function recordStoreContract(t: Test, target: ContractTarget): void {
 
   t.test('unique and partial unique indexes', async (t) => {
     const c = fresh()
-    await c.ensureIndex({ name: 'group_unique', fields: { group: 1 }, unique: true, partial: { group: { $exists: true } } })
-    await c.ensureIndex({ name: 'group_unique', fields: { group: 1 }, unique: true, partial: { group: { $exists: true } } })
+    await c.ensureIndex({
+      name: 'group_unique',
+      fields: { group: 1 },
+      unique: true,
+      partial: { group: { $exists: true } },
+    })
+    await c.ensureIndex({
+      name: 'group_unique',
+      fields: { group: 1 },
+      unique: true,
+      partial: { group: { $exists: true } },
+    })
     await c.insertOne({ _id: newObjectId(), n: 1, group: 'a' })
     await c.insertOne({ _id: newObjectId(), n: 2 })
     await c.insertOne({ _id: newObjectId(), n: 3 })
@@ -169,7 +217,10 @@ export function recordStoreContract(t: Test, target: ContractTarget): void {
     await c.updateOne({ _id: other._id }, { $unset: { group: 1 } })
     await c.insertOne({ _id: newObjectId(), n: 6, group: 'b' })
     t.equal(await c.count({}), 5)
-    t.same((await c.find({ group: 'a' })).map((item) => item.n), [1])
+    t.same(
+      (await c.find({ group: 'a' })).map((item) => item.n),
+      [1],
+    )
 
     const d = fresh()
     await d.insertOne({ _id: newObjectId(), n: 1 })
@@ -179,21 +230,35 @@ export function recordStoreContract(t: Test, target: ContractTarget): void {
   })
 
   t.test('a compound index answers filter + sort touching only matching entries', async (t) => {
-    const { collection: c, items } = await seed(300, (i) => ({ n: (i * 37) % 100, group: i % 30 === 0 ? 'rare' : 'common' }))
+    const { collection: c, items } = await seed(300, (i) => ({
+      n: (i * 37) % 100,
+      group: i % 30 === 0 ? 'rare' : 'common',
+    }))
     await c.ensureIndex({ name: 'group_n', fields: { group: 1, n: -1 } })
     const before = target.reads?.(store)
     const page = await c.find({ group: 'rare' }, { sort: { n: -1 }, limit: 4 })
     const expected = items.filter((item) => item.group === 'rare').sort((a, b) => b.n - a.n || (a._id < b._id ? 1 : -1))
-    t.same(page.map((item) => item._id), expected.slice(0, 4).map((item) => item._id))
+    t.same(
+      page.map((item) => item._id),
+      expected.slice(0, 4).map((item) => item._id),
+    )
     const next = await c.find({ group: 'rare' }, { sort: { n: -1 }, limit: 100, after: page.at(-1)?._id })
-    t.same(next.map((item) => item._id), expected.slice(4).map((item) => item._id))
+    t.same(
+      next.map((item) => item._id),
+      expected.slice(4).map((item) => item._id),
+    )
     if (before !== undefined && target.reads) {
       const reads = target.reads(store) - before
-      t.ok(reads <= 2 * (expected.length + 2) + 2, `read ${reads} entries for ${expected.length} matches out of ${items.length}`)
+      t.ok(
+        reads <= 2 * (expected.length + 2) + 2,
+        `read ${reads} entries for ${expected.length} matches out of ${items.length}`,
+      )
     }
     const idOrder = target.reads?.(store)
     await c.find({}, { limit: 5 })
-    if (idOrder !== undefined && target.reads) t.ok(target.reads(store) - idOrder <= 6, 'a default-order page reads about limit records')
+    if (idOrder !== undefined && target.reads) {
+      t.ok(target.reads(store) - idOrder <= 6, 'a default-order page reads about limit records')
+    }
   })
 
   /** Reads done by `op`, when the adapter counts them. */
@@ -210,9 +275,13 @@ export function recordStoreContract(t: Test, target: ContractTarget): void {
     t.equal(found?.n, 10)
     if (reads !== undefined) t.ok(reads <= 4, `findOne read ${reads} entries`)
     t.equal(await c.findOne({ group: 'e11' }), null)
-    t.equal((await c.findOne({ group: null }))?._id, items.find((item) => item.group === undefined)?._id, 'a null equality also matches missing fields')
+    t.equal(
+      (await c.findOne({ group: null }))?._id,
+      items.find((item) => item.group === undefined)?._id,
+      'a null equality also matches missing fields',
+    )
     t.same((await c.find({ group: 'e10' }, { skip: 1 })).length, 0, 'skip passes the one match')
-    t.same((await c.find({ group: 'e10' }, { projection: { n: 1, _id: 0 } })), [{ n: 10 }], 'projected')
+    t.same(await c.find({ group: 'e10' }, { projection: { n: 1, _id: 0 } }), [{ n: 10 }], 'projected')
     await c.deleteOne({ group: 'e10' })
     t.equal(await c.findOne({ group: 'e10' }), null, 'gone once deleted')
     const [counted, countReads] = await readsOf(() => c.count({ group: 'e20' }))
@@ -229,21 +298,33 @@ export function recordStoreContract(t: Test, target: ContractTarget): void {
     const expected = items.filter((item) => item.group === 'g1').length
     const [byGroup, groupReads] = await readsOf(() => c.count({ group: 'g1' }))
     t.equal(byGroup, expected)
-    if (groupReads !== undefined) t.ok(groupReads <= expected + 1, `count({group}) read ${groupReads} for ${expected} matches`)
+    if (groupReads !== undefined) {
+      t.ok(groupReads <= expected + 1, `count({group}) read ${groupReads} for ${expected} matches`)
+    }
     const both = items.filter((item) => item.group === 'g1' && item.n === 3).length
     t.equal(await c.count({ group: 'g1', n: 3 }), both)
-    t.equal(await c.count({ group: 'g1', n: { $gte: 3 } }), items.filter((item) => item.group === 'g1' && item.n >= 3).length)
+    t.equal(
+      await c.count({ group: 'g1', n: { $gte: 3 } }),
+      items.filter((item) => item.group === 'g1' && item.n >= 3).length,
+    )
   })
 
   t.test('a multikey index answers equality on array elements, deduplicated', async (t) => {
-    const envs = (i: number) => (i % 10 === 9 ? undefined : i % 10 === 8 ? `x${i % 5}` : [`x${i % 5}`, `x${(i * 3) % 5}`, 'all'])
-    const { collection: c, items } = await seed(300, (i) => ({ n: i, ...(envs(i) === undefined ? {} : { tags: envs(i) as string[] }) }))
+    const envs = (i: number) =>
+      i % 10 === 9 ? undefined : i % 10 === 8 ? `x${i % 5}` : [`x${i % 5}`, `x${(i * 3) % 5}`, 'all']
+    const { collection: c, items } = await seed(300, (i) => ({
+      n: i,
+      ...(envs(i) === undefined ? {} : { tags: envs(i) as string[] }),
+    }))
     await c.ensureIndex({ name: 'tags', fields: { tags: 1 } })
-    const holding = (tag: string) => items.filter((item) => item.tags === (tag as unknown) || (Array.isArray(item.tags) && item.tags.includes(tag)))
+    const holding = (tag: string) =>
+      items.filter((item) => item.tags === (tag as unknown) || (Array.isArray(item.tags) && item.tags.includes(tag)))
     const expected = holding('x2')
     const [counted, countReads] = await readsOf(() => c.count({ tags: 'x2' }))
     t.equal(counted, expected.length, 'each record counted once')
-    if (countReads !== undefined) t.ok(countReads <= expected.length + 1, `count read ${countReads} entries for ${expected.length} matches`)
+    if (countReads !== undefined) {
+      t.ok(countReads <= expected.length + 1, `count read ${countReads} entries for ${expected.length} matches`)
+    }
     t.equal(await c.count({ tags: 'all' }), holding('all').length)
 
     const seen: string[] = []
@@ -256,18 +337,41 @@ export function recordStoreContract(t: Test, target: ContractTarget): void {
       seen.push(...page.map((item) => item._id))
       after = page.at(-1)?._id
     }
-    t.same(seen, expected.map((item) => item._id), 'pages in _id order, nothing lost or repeated')
+    t.same(
+      seen,
+      expected.map((item) => item._id),
+      'pages in _id order, nothing lost or repeated',
+    )
     if (target.reads) t.ok(pageReads <= 2 * 8 + 2, `a page of 7 read at most ${pageReads}`)
-    t.same((await c.find({ tags: 'x2' }, { sort: { _id: -1 }, limit: 3 })).map((item) => item._id), expected.slice(-3).reverse().map((item) => item._id))
-    t.same((await c.find({ tags: 'x2' }, { sort: { n: -1 } })).map((item) => item.n), expected.map((item) => item.n).reverse())
-    t.same((await c.find({ tags: null })).map((item) => item.n), items.filter((item) => item.tags === undefined).map((item) => item.n), 'null matches missing fields')
-    t.same((await c.find({ tags: { $in: ['x1', 'x2'] } })).map((item) => item.n), items.filter((item) => holding('x1').includes(item) || holding('x2').includes(item)).map((item) => item.n))
+    t.same(
+      (await c.find({ tags: 'x2' }, { sort: { _id: -1 }, limit: 3 })).map((item) => item._id),
+      expected
+        .slice(-3)
+        .reverse()
+        .map((item) => item._id),
+    )
+    t.same(
+      (await c.find({ tags: 'x2' }, { sort: { n: -1 } })).map((item) => item.n),
+      expected.map((item) => item.n).reverse(),
+    )
+    t.same(
+      (await c.find({ tags: null })).map((item) => item.n),
+      items.filter((item) => item.tags === undefined).map((item) => item.n),
+      'null matches missing fields',
+    )
+    t.same(
+      (await c.find({ tags: { $in: ['x1', 'x2'] } })).map((item) => item.n),
+      items.filter((item) => holding('x1').includes(item) || holding('x2').includes(item)).map((item) => item.n),
+    )
 
     const first = expected[0] as Item
     await c.updateOne({ _id: first._id }, { $set: { tags: ['x2', 'x2', 'y'] } })
     await c.updateOne({ _id: (expected[1] as Item)._id }, { $set: { tags: ['y'] } })
     t.equal(await c.count({ tags: 'x2' }), expected.length - 1, 'updates move entries')
-    t.same((await c.find({ tags: 'y' })).map((item) => item._id), [first._id, (expected[1] as Item)._id])
+    t.same(
+      (await c.find({ tags: 'y' })).map((item) => item._id),
+      [first._id, (expected[1] as Item)._id],
+    )
     await c.deleteOne({ _id: first._id })
     t.equal(await c.count({ tags: 'y' }), 1)
   })
@@ -299,8 +403,14 @@ export function recordStoreContract(t: Test, target: ContractTarget): void {
   t.test('a compound unique index: an equality on its first field finds every record holding it', async (t) => {
     const { collection: c } = await seed(12, (i) => ({ n: i, group: `g${i % 3}` }))
     await c.ensureIndex({ name: 'group_n', fields: { group: 1, n: 1 }, unique: true })
-    t.same((await c.find({ group: 'g1' }, { sort: { group: 1, n: 1 } })).map((item) => item.n), [1, 4, 7, 10])
-    t.same((await c.find({ group: 'g1', n: 7 })).map((item) => item.n), [7])
+    t.same(
+      (await c.find({ group: 'g1' }, { sort: { group: 1, n: 1 } })).map((item) => item.n),
+      [1, 4, 7, 10],
+    )
+    t.same(
+      (await c.find({ group: 'g1', n: 7 })).map((item) => item.n),
+      [7],
+    )
     t.equal(await c.count({ group: 'g2' }), 4)
     await t.rejects(c.insertOne({ _id: newObjectId(), n: 4, group: 'g1' }), DuplicateKeyError)
   })
@@ -316,7 +426,10 @@ export function recordStoreContract(t: Test, target: ContractTarget): void {
     await t.rejects(c.insertOne({ _id: newObjectId(), n: 1, group: 'q' }), DuplicateKeyError)
     for (const direction of [1, -1] as const) {
       const expected = (await c.find({ n: 1 }, { sort: { group: direction } })).map((item) => item.group)
-      t.same(expected, ['a', 'k', 'm', 'q', 'z'].sort((x, y) => (x < y ? -direction : direction)))
+      t.same(
+        expected,
+        ['a', 'k', 'm', 'q', 'z'].sort((x, y) => (x < y ? -direction : direction)),
+      )
       const seen: unknown[] = []
       let after: string | undefined
       for (;;) {
@@ -327,7 +440,8 @@ export function recordStoreContract(t: Test, target: ContractTarget): void {
       }
       t.same(seen, expected, `pages under {group: ${direction}}`)
       // The active 'm' sorts after an inactive 'm' with a smaller _id, and before one with a larger _id.
-      const past = async (from: Item) => (await c.find({ n: 1 }, { sort: { group: direction }, after: from._id })).map((item) => item.group)
+      const past = async (from: Item) =>
+        (await c.find({ n: 1 }, { sort: { group: direction }, after: from._id })).map((item) => item.group)
       const beyond = expected.slice(expected.indexOf('m') + 1)
       t.same(await past(before), direction === 1 ? ['m', ...beyond] : beyond)
       t.same(await past(later), direction === 1 ? beyond : ['m', ...beyond])
@@ -337,12 +451,17 @@ export function recordStoreContract(t: Test, target: ContractTarget): void {
   t.test('filter + sort through a compound index reads about limit entries of a large collection', async (t) => {
     const c = fresh()
     const batch: Promise<Item>[] = []
-    for (let i = 0; i < 3000; i++) batch.push(c.insertOne({ _id: newObjectId(), n: (i * 7919) % 1000, group: `c${i % 10}` }))
+    for (let i = 0; i < 3000; i++) {
+      batch.push(c.insertOne({ _id: newObjectId(), n: (i * 7919) % 1000, group: `c${i % 10}` }))
+    }
     await Promise.all(batch)
     await c.ensureIndex({ name: 'group_n', fields: { group: 1, n: -1 } })
     const [page, reads] = await readsOf(() => c.find({ group: 'c3' }, { sort: { n: -1 }, limit: 21 }))
     t.equal(page.length, 21)
-    t.same(page.map((item) => item.n), page.map((item) => item.n).sort((x, y) => y - x))
+    t.same(
+      page.map((item) => item.n),
+      page.map((item) => item.n).sort((x, y) => y - x),
+    )
     if (reads !== undefined) t.ok(reads <= 2 * 21 + 2, `read ${reads} for a page of 21 out of 3000`)
   })
 
@@ -350,7 +469,11 @@ export function recordStoreContract(t: Test, target: ContractTarget): void {
     const c = fresh()
     const id = newObjectId()
     await c.insertOne({ _id: id, n: 1, _hash: 'h1' })
-    t.same(await c.updateOne({ _id: id }, { $set: { n: 2, _hash: 'h2' } }, { expectedHash: 'h1' }), { _id: id, n: 2, _hash: 'h2' })
+    t.same(await c.updateOne({ _id: id }, { $set: { n: 2, _hash: 'h2' } }, { expectedHash: 'h1' }), {
+      _id: id,
+      n: 2,
+      _hash: 'h2',
+    })
     await t.rejects(c.updateOne({ _id: id }, { $set: { n: 3 } }, { expectedHash: 'h1' }), ConflictError)
     await t.rejects(c.deleteOne({ _id: id }, { expectedHash: 'h1' }), ConflictError)
     t.equal((await c.findOne({ _id: id }))?.n, 2)
@@ -360,13 +483,21 @@ export function recordStoreContract(t: Test, target: ContractTarget): void {
     const c = fresh()
     const id = newObjectId()
     await c.insertOne({ _id: id, n: 0, _hash: '0' })
-    const results = await Promise.allSettled(Array.from({ length: 10 }, () =>
-      c.updateOne({ _id: id }, { $set: { n: 1, _hash: '1' } }, { expectedHash: '0' })))
+    const results = await Promise.allSettled(
+      Array.from({ length: 10 }, () => c.updateOne({ _id: id }, { $set: { n: 1, _hash: '1' } }, { expectedHash: '0' })),
+    )
     t.equal(results.filter((r) => r.status === 'fulfilled').length, 1, 'exactly one guarded writer wins')
     await Promise.all(Array.from({ length: 50 }, (_, i) => c.insertOne({ _id: newObjectId(), n: i })))
     t.equal(await c.count({}), 51)
-    await c.ensureIndex({ name: 'group_unique', fields: { group: 1 }, unique: true, partial: { group: { $exists: true } } })
-    const racing = await Promise.allSettled(Array.from({ length: 20 }, (_, i) => c.insertOne({ _id: newObjectId(), n: i, group: `k${i % 5}` })))
+    await c.ensureIndex({
+      name: 'group_unique',
+      fields: { group: 1 },
+      unique: true,
+      partial: { group: { $exists: true } },
+    })
+    const racing = await Promise.allSettled(
+      Array.from({ length: 20 }, (_, i) => c.insertOne({ _id: newObjectId(), n: i, group: `k${i % 5}` })),
+    )
     t.equal(racing.filter((r) => r.status === 'fulfilled').length, 5, 'concurrent inserts of one unique key: one wins')
     t.ok(racing.every((r) => r.status === 'fulfilled' || r.reason instanceof DuplicateKeyError))
     t.equal(await c.count({}), 56, 'a refused insert does not undo the others committed with it')
@@ -383,10 +514,13 @@ export function recordStoreContract(t: Test, target: ContractTarget): void {
     })
     const c = store.collection<Item>(name)
     t.equal(await c.count({}), 2)
-    await t.rejects(store.transaction(async (tx) => {
-      await tx.collection<Item>(name).updateOne({ _id: first }, { $set: { n: 10 } })
-      await tx.collection<Item>(name).insertOne({ _id: first, n: 3 })
-    }), DuplicateKeyError)
+    await t.rejects(
+      store.transaction(async (tx) => {
+        await tx.collection<Item>(name).updateOne({ _id: first }, { $set: { n: 10 } })
+        await tx.collection<Item>(name).insertOne({ _id: first, n: 3 })
+      }),
+      DuplicateKeyError,
+    )
     t.equal((await c.findOne({ _id: first }))?.n, 1, 'the failed transaction left nothing behind')
   })
 

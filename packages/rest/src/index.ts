@@ -65,9 +65,17 @@ export class Rest {
   /** HTTP status of the last completed call. */
   lastStatus = 0
 
-  constructor(private readonly transport: Transport, private readonly defaults: RestDefaults = {}) {}
+  constructor(
+    private readonly transport: Transport,
+    private readonly defaults: RestDefaults = {},
+  ) {}
 
-  async call(endpoint: string, method = 'GET', headers: Record<string, string> = {}, body?: unknown): Promise<JsonValue> {
+  async call(
+    endpoint: string,
+    method = 'GET',
+    headers: Record<string, string> = {},
+    body?: unknown,
+  ): Promise<JsonValue> {
     const sent: Record<string, string> = { accept: 'application/json' }
     if (this.defaults.token) sent.authorization = `Bearer ${this.defaults.token}`
     if (this.defaults.environmentId) sent['environment-id'] = this.defaults.environmentId

@@ -10,13 +10,20 @@ const ADMIN = { username: 'admin', password: 'correct horse battery' }
 /** The all-in-one server, listening on a loopback port so both transports reach the same process. */
 async function quire(t: Test) {
   const resources = await testResources(t)
-  const config = loadConfig(ConfigSchema, { QUIRE_DATA_DIR: resources.dataDir, QUIRE_ADMIN_USERNAME: ADMIN.username, QUIRE_ADMIN_PASSWORD: ADMIN.password })
+  const config = loadConfig(ConfigSchema, {
+    QUIRE_DATA_DIR: resources.dataDir,
+    QUIRE_ADMIN_USERNAME: ADMIN.username,
+    QUIRE_ADMIN_PASSWORD: ADMIN.password,
+  })
   const server = createServer({ logLevel: 'silent' })
   await server.register(app, { config, upstreams: upstreamsFrom(config), local: resources })
   await server.listen({ port: 0, host: '127.0.0.1' })
   t.teardown(() => server.close())
   const { port } = server.server.address() as AddressInfo
-  return { inProcess: injectTransport(server), overHttp: httpTransport(`http://127.0.0.1:${port}`, { timeoutMs: 5000 }) }
+  return {
+    inProcess: injectTransport(server),
+    overHttp: httpTransport(`http://127.0.0.1:${port}`, { timeoutMs: 5000 }),
+  }
 }
 
 /** A script's session: log in, then preset the token and environment as a script context does. */
@@ -33,10 +40,22 @@ t.test('REST.call gives the same results in-process and over HTTP', async (t) =>
     const { anonymous, rest } = await session(transport)
     const calls = []
     calls.push([await rest.call('api/v2/usage-statistics/active-users', 'GET'), rest.lastStatus])
-    calls.push([await rest.call('/api/v2/usage-statistics/active-users', 'GET', { 'environment-id': 'nowhere' }), rest.lastStatus])
-    calls.push([await anonymous.call('api/v2/usage-statistics/active-users', 'GET', { 'environment-id': 'default' }), anonymous.lastStatus])
-    calls.push([await rest.call('api/v2/packages/installations', 'GET', { Accept: 'application/json' }), rest.lastStatus])
-    calls.push([await anonymous.call('api/v2/packages/installations', 'GET', { 'environment-id': 'default' }), anonymous.lastStatus])
+    calls.push([
+      await rest.call('/api/v2/usage-statistics/active-users', 'GET', { 'environment-id': 'nowhere' }),
+      rest.lastStatus,
+    ])
+    calls.push([
+      await anonymous.call('api/v2/usage-statistics/active-users', 'GET', { 'environment-id': 'default' }),
+      anonymous.lastStatus,
+    ])
+    calls.push([
+      await rest.call('api/v2/packages/installations', 'GET', { Accept: 'application/json' }),
+      rest.lastStatus,
+    ])
+    calls.push([
+      await anonymous.call('api/v2/packages/installations', 'GET', { 'environment-id': 'default' }),
+      anonymous.lastStatus,
+    ])
     calls.push([await rest.call('api/v2/no-such-thing', 'POST', {}, { a: 1 }), rest.lastStatus])
     results.push(calls)
   }

@@ -9,7 +9,12 @@ export class ApiError extends Error {
   readonly statusCode: number
   readonly userDescription: string
 
-  constructor(readonly code: ErrorCode, description: string, userDescription?: string, statusCode?: number) {
+  constructor(
+    readonly code: ErrorCode,
+    description: string,
+    userDescription?: string,
+    statusCode?: number,
+  ) {
     const status = statusCode ?? ERROR_STATUS[code]
     // A client error is an answer, not a fault: only server errors' stacks are logged, and capturing one was
     // about an eighth of the CPU of a 401 (which a client can send as fast as it likes).

@@ -43,7 +43,8 @@ function describe(error: FastifyError): { status: number; body: ErrorBody } {
   }
   const byCode = error.code ? FASTIFY_CODES[error.code] : undefined
   const status = error.statusCode ?? 500
-  const code = byCode ?? (status >= 400 && status < 500 ? STATUS_CODES[status] ?? 'validation_error' : STATUS_CODES[status])
+  const code =
+    byCode ?? (status >= 400 && status < 500 ? (STATUS_CODES[status] ?? 'validation_error') : STATUS_CODES[status])
   if (code && status < 500) return { status, body: errorBody(code, error.message) }
   if (code === 'service_unavailable') return { status, body: errorBody(code, 'The service is temporarily unavailable') }
   return { status: 500, body: errorBody('internal_error', 'An unexpected error occurred') }

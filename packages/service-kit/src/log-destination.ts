@@ -6,7 +6,7 @@ export interface LogDestination {
   flushSync?(): void
 }
 
-let stdout: pino.DestinationStream & { flushSync(): void } | undefined
+let stdout: (pino.DestinationStream & { flushSync(): void }) | undefined
 
 /**
  * stdout written asynchronously (pino's sonic-boom: lines logged while a write is in flight go out together),

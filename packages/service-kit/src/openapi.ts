@@ -17,7 +17,11 @@ export interface OpenApiOptions {
 }
 
 function merge(base: OpenApiDocument, others: OpenApiDocument[]): OpenApiDocument {
-  const merged: OpenApiDocument = { ...base, paths: { ...base.paths }, components: { ...base.components, schemas: { ...base.components?.schemas } } }
+  const merged: OpenApiDocument = {
+    ...base,
+    paths: { ...base.paths },
+    components: { ...base.components, schemas: { ...base.components?.schemas } },
+  }
   for (const other of others) {
     Object.assign(merged.paths as object, other.paths)
     Object.assign(merged.components?.schemas as object, other.components?.schemas)

@@ -1,6 +1,13 @@
 import { randomUUID } from 'node:crypto'
 import { setFlagsFromString } from 'node:v8'
-import Fastify, { LogController, type FastifyBaseLogger, type FastifyReply, type FastifyRequest, type FastifyInstance, type RawServerDefault } from 'fastify'
+import Fastify, {
+  LogController,
+  type FastifyBaseLogger,
+  type FastifyReply,
+  type FastifyRequest,
+  type FastifyInstance,
+  type RawServerDefault,
+} from 'fastify'
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import { fail } from './api-error.js'
@@ -8,7 +15,13 @@ import { installErrorHandlers, onFrameworkError } from './error-handler.js'
 import { installHealth } from './health.js'
 import { stdoutDestination, type LogDestination } from './log-destination.js'
 
-export type App = FastifyInstance<RawServerDefault, IncomingMessage, ServerResponse, FastifyBaseLogger, TypeBoxTypeProvider>
+export type App = FastifyInstance<
+  RawServerDefault,
+  IncomingMessage,
+  ServerResponse,
+  FastifyBaseLogger,
+  TypeBoxTypeProvider
+>
 
 export interface ServerOptions {
   /** pino level; `silent` in tests. */
@@ -47,7 +60,12 @@ class RequestLog extends LogController {
   }
 
   override requestCompleted(error: Error | null | undefined, request: FastifyRequest, reply: FastifyReply): void {
-    const line = { method: request.method, url: pathOf(request.url), status: reply.statusCode, ms: Math.round(reply.elapsedTime * 10) / 10 }
+    const line = {
+      method: request.method,
+      url: pathOf(request.url),
+      status: reply.statusCode,
+      ms: Math.round(reply.elapsedTime * 10) / 10,
+    }
     if (error) reply.log.error({ ...line, err: error }, 'request errored')
     else reply.log.info(line, 'request')
   }
@@ -107,7 +125,8 @@ export function createServer(options: ServerOptions = {}): App {
   // Only routes with a querystring schema get numbers, so only they carry the check.
   app.addHook('onRoute', (route) => {
     if (route.schema?.querystring === undefined) return
-    const own = route.preHandler === undefined ? [] : Array.isArray(route.preHandler) ? route.preHandler : [route.preHandler]
+    const own =
+      route.preHandler === undefined ? [] : Array.isArray(route.preHandler) ? route.preHandler : [route.preHandler]
     route.preHandler = [finiteQueryNumbers, ...own]
   })
   installErrorHandlers(app)

@@ -6,7 +6,9 @@ const ENVELOPE_KEYS = ['description', 'error', 'message', 'status', 'userDescrip
 
 function build() {
   const app = createServer({ logLevel: 'silent', bodyLimit: 1024 })
-  app.post('/things', { schema: { body: Type.Object({ name: Type.String(), size: Type.Integer() }) } }, async () => ({ ok: true }))
+  app.post('/things', { schema: { body: Type.Object({ name: Type.String(), size: Type.Integer() }) } }, async () => ({
+    ok: true,
+  }))
   app.get('/conflict', async () => {
     throw fail('duplicate_name', 'Name taken: x', 'That name is taken')
   })
@@ -22,7 +24,13 @@ function build() {
 t.test('an ApiError answers with its status and the whole envelope', async (t) => {
   const res = await build().inject({ method: 'GET', url: '/conflict' })
   t.equal(res.statusCode, 409)
-  t.same(res.json(), { status: 'error', error: 'duplicate_name', description: 'Name taken: x', userDescription: 'That name is taken', message: 'Name taken: x' })
+  t.same(res.json(), {
+    status: 'error',
+    error: 'duplicate_name',
+    description: 'Name taken: x',
+    userDescription: 'That name is taken',
+    message: 'Name taken: x',
+  })
   t.match(res.headers['content-type'], /application\/json/)
 })
 
@@ -34,7 +42,12 @@ t.test('schema failures are 400 validation_error naming the field', async (t) =>
   t.match(res.json().description, /size/)
   t.same(Object.keys(res.json()).sort(), ENVELOPE_KEYS)
 
-  const badJson = await app.inject({ method: 'POST', url: '/things', headers: { 'content-type': 'application/json' }, payload: '{"name"' })
+  const badJson = await app.inject({
+    method: 'POST',
+    url: '/things',
+    headers: { 'content-type': 'application/json' },
+    payload: '{"name"',
+  })
   t.equal(badJson.statusCode, 400)
   t.equal(badJson.json().error, 'validation_error')
 })
@@ -45,7 +58,12 @@ t.test('body limit, media type and plugin statuses keep the envelope', async (t)
   t.equal(big.statusCode, 413)
   t.equal(big.json().error, 'payload_too_large')
 
-  const xml = await app.inject({ method: 'POST', url: '/things', headers: { 'content-type': 'application/xml' }, payload: '<a/>' })
+  const xml = await app.inject({
+    method: 'POST',
+    url: '/things',
+    headers: { 'content-type': 'application/xml' },
+    payload: '<a/>',
+  })
   t.equal(xml.statusCode, 415)
   t.equal(xml.json().error, 'unsupported_media_type')
 
@@ -74,18 +92,28 @@ t.test('unknown routes are 404 not_found; every answer has a request id', async 
   t.not(replaced.headers['x-request-id'], 'bad id\n')
 })
 
-t.test('server errors are logged with where they were thrown; client errors, being answers, carry no stack', async (t) => {
-  const lines: string[] = []
-  const app = createServer({ logLevel: 'error', logStream: { write: (line) => void lines.push(line) } })
-  app.get('/down', async function readsTheDisk() {
-    throw fail('internal_error', 'the disk is gone')
-  })
-  const res = await app.inject({ method: 'GET', url: '/down' })
-  t.equal(res.statusCode, 500)
-  const logged = lines.map((line) => JSON.parse(line)).find((entry) => entry.msg === 'request failed')
-  t.match(logged?.err?.stack, /readsTheDisk/)
+t.test(
+  'server errors are logged with where they were thrown; client errors, being answers, carry no stack',
+  async (t) => {
+    const lines: string[] = []
+    const app = createServer({
+      logLevel: 'error',
+      logStream: {
+        write: (line) => {
+          lines.push(line)
+        },
+      },
+    })
+    app.get('/down', async function readsTheDisk() {
+      throw fail('internal_error', 'the disk is gone')
+    })
+    const res = await app.inject({ method: 'GET', url: '/down' })
+    t.equal(res.statusCode, 500)
+    const logged = lines.map((line) => JSON.parse(line)).find((entry) => entry.msg === 'request failed')
+    t.match(logged?.err?.stack, /readsTheDisk/)
 
-  const limit = Error.stackTraceLimit
-  t.notMatch(fail('document_not_found', 'No document 42').stack, /\n\s+at /)
-  t.equal(Error.stackTraceLimit, limit, 'the stack trace limit is restored')
-})
+    const limit = Error.stackTraceLimit
+    t.notMatch(fail('document_not_found', 'No document 42').stack, /\n\s+at /)
+    t.equal(Error.stackTraceLimit, limit, 'the stack trace limit is restored')
+  },
+)

@@ -4,14 +4,23 @@ import { createServer, type LogDestination } from '../src/index.js'
 /** A log stream that keeps the parsed lines. */
 function memoryLog(): LogDestination & { lines: Record<string, unknown>[] } {
   const lines: Record<string, unknown>[] = []
-  return { lines, write: (line) => void lines.push(JSON.parse(line) as Record<string, unknown>) }
+  return {
+    lines,
+    write: (line) => {
+      lines.push(JSON.parse(line) as Record<string, unknown>)
+    },
+  }
 }
 
 t.test('at info, one concise line per answered request: no query string, no headers', async (t) => {
   const log = memoryLog()
   const app = createServer({ logLevel: 'info', logStream: log })
   t.after(() => app.close())
-  const res = await app.inject({ method: 'GET', url: '/health?token=secret-value', headers: { authorization: 'Bearer secret-token', 'x-request-id': 'req-12345678' } })
+  const res = await app.inject({
+    method: 'GET',
+    url: '/health?token=secret-value',
+    headers: { authorization: 'Bearer secret-token', 'x-request-id': 'req-12345678' },
+  })
   t.equal(res.statusCode, 200)
   t.equal(res.headers['x-request-id'], 'req-12345678')
   const requests = log.lines.filter((line) => line.reqId === 'req-12345678')
@@ -25,7 +34,10 @@ t.test('at debug, a request is also logged when it arrives', async (t) => {
   const app = createServer({ logLevel: 'debug', logStream: log })
   t.after(() => app.close())
   await app.inject({ method: 'GET', url: '/nowhere?x=1' })
-  t.match(log.lines.map((line) => line.msg), ['incoming request', 'request'])
+  t.match(
+    log.lines.map((line) => line.msg),
+    ['incoming request', 'request'],
+  )
   t.match(log.lines[0], { level: 20, method: 'GET', url: '/nowhere' })
   t.match(log.lines[1], { level: 30, status: 404 })
 })

@@ -55,7 +55,16 @@ export async function createUser(store: RecordStore, seed: UserSeed = {}): Promi
   const _id = newObjectId()
   const environments: Record<string, EnvironmentEntry> = {}
   for (const [id, entry] of Object.entries(seed.environments ?? {})) {
-    environments[id] = { name: '', email: '', language: 'en', locale: 'en', administrator: false, active: true, groups: [], ...entry }
+    environments[id] = {
+      name: '',
+      email: '',
+      language: 'en',
+      locale: 'en',
+      administrator: false,
+      active: true,
+      groups: [],
+      ...entry,
+    }
   }
   const user: UserRecord = {
     _id,
@@ -78,7 +87,11 @@ export async function createUser(store: RecordStore, seed: UserSeed = {}): Promi
 const base64url = (value: object) => Buffer.from(JSON.stringify(value)).toString('base64url')
 
 /** An RS256 access token as the users service issues it; `expiresIn` may be negative for an expired one. */
-export function accessToken(privateKey: string, userId: string, options: { expiresIn?: number; issuedAt?: number } = {}): string {
+export function accessToken(
+  privateKey: string,
+  userId: string,
+  options: { expiresIn?: number; issuedAt?: number } = {},
+): string {
   const t = options.issuedAt ?? Date.now()
   const iat = Math.floor(t / 1000)
   const body = `${base64url({ alg: 'RS256', typ: 'JWT' })}.${base64url({ sub: userId, t, iat, exp: iat + (options.expiresIn ?? 3600) })}`
@@ -87,4 +100,6 @@ export function accessToken(privateKey: string, userId: string, options: { expir
 
 /** Headers of an authenticated `/api/v2` call. */
 export const headers = (token: string, environmentId?: string): Record<string, string> =>
-  environmentId ? { authorization: `Bearer ${token}`, 'environment-id': environmentId } : { authorization: `Bearer ${token}` }
+  environmentId
+    ? { authorization: `Bearer ${token}`, 'environment-id': environmentId }
+    : { authorization: `Bearer ${token}` }

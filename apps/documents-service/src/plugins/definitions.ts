@@ -57,7 +57,11 @@ const notFound = (idOrName: string, environmentId: string) =>
   )
 
 const duplicateName = (name: string) =>
-  fail('duplicate_name', `A document definition named "${name}" already exists in this environment`, 'This name is already taken')
+  fail(
+    'duplicate_name',
+    `A document definition named "${name}" already exists in this environment`,
+    'This name is already taken',
+  )
 
 /** Only the settings a definition has: no `undefined` members reach the store. */
 function settingsOf(source: Partial<Settings>): Partial<Omit<Settings, 'name'>> {
@@ -70,7 +74,10 @@ export function definitionsRepository(store: RecordStore, documents: DocumentsRe
   const definitions = store.collection<DefinitionRecord>(DEFINITIONS)
   const cache = new Map<string, { definition: DefinitionRecord; expires: number }>()
 
-  const present = (scope: Scope, record: DefinitionRecord): Definition => ({ ...record, _permissions: permissionsOf(scope) })
+  const present = (scope: Scope, record: DefinitionRecord): Definition => ({
+    ...record,
+    _permissions: permissionsOf(scope),
+  })
 
   function forget(environmentId: string): void {
     const prefix = `${environmentId}\0`
@@ -124,7 +131,11 @@ export function definitionsRepository(store: RecordStore, documents: DocumentsRe
   }
 
   /** Writes `settings` over the stored definition, unless it changed since it was read (then 412). */
-  async function update(scope: Scope, idOrName: string, settings: (current: DefinitionRecord) => Settings): Promise<Definition> {
+  async function update(
+    scope: Scope,
+    idOrName: string,
+    settings: (current: DefinitionRecord) => Settings,
+  ): Promise<Definition> {
     const current = await load(scope.environmentId, idOrName)
     const next = settings(current)
     const { _id, ...record }: Omit<DefinitionRecord, '_hash'> = {
@@ -142,10 +153,20 @@ export function definitionsRepository(store: RecordStore, documents: DocumentsRe
     await documents.syncIndexes(definition, current.indexes)
     let updated: DefinitionRecord | null
     try {
-      updated = await definitions.updateOne({ _id, _environmentId: scope.environmentId }, { ...record, _hash: definition._hash }, { expectedHash: current._hash })
+      updated = await definitions.updateOne(
+        { _id, _environmentId: scope.environmentId },
+        { ...record, _hash: definition._hash },
+        { expectedHash: current._hash },
+      )
     } catch (error) {
       if (error instanceof DuplicateKeyError) throw duplicateName(next.name)
-      if (error instanceof ConflictError) throw fail('precondition_failed', `Document definition "${idOrName}" changed concurrently`, 'The definition was changed by someone else; reload it')
+      if (error instanceof ConflictError) {
+        throw fail(
+          'precondition_failed',
+          `Document definition "${idOrName}" changed concurrently`,
+          'The definition was changed by someone else; reload it',
+        )
+      }
       throw error
     } finally {
       forget(scope.environmentId)
@@ -180,7 +201,9 @@ export function definitionsRepository(store: RecordStore, documents: DocumentsRe
     },
 
     async create(scope, body) {
-      if (body.name === undefined) throw fail('validation_error', 'body/name is required to create a document definition')
+      if (body.name === undefined) {
+        throw fail('validation_error', 'body/name is required to create a document definition')
+      }
       return present(scope, await insert(scope, { ...settingsOf(body), name: body.name }))
     },
 
@@ -206,7 +229,11 @@ export function definitionsRepository(store: RecordStore, documents: DocumentsRe
       const definition = await load(scope.environmentId, idOrName)
       const count = await documents.countAll(definition)
       if (count > 0 && !force) {
-        throw fail('validation_error', `force: document definition "${definition.name}" still holds ${count} documents; delete with ?force=true`, 'Delete the documents first, or force the deletion')
+        throw fail(
+          'validation_error',
+          `force: document definition "${definition.name}" still holds ${count} documents; delete with ?force=true`,
+          'Delete the documents first, or force the deletion',
+        )
       }
       // The definition goes first, so no new document can be written into the collection being dropped.
       await definitions.deleteOne({ _id: definition._id, _environmentId: scope.environmentId })
@@ -228,5 +255,7 @@ export const definitionsPlugin = fp<{ store: RecordStore }>(
 
 /** Names are unique per environment; listing by environment uses the same index. */
 async function definitionsIndexes(store: RecordStore): Promise<void> {
-  await store.collection(DEFINITIONS).ensureIndex({ name: 'environment_name', fields: { _environmentId: 1, name: 1 }, unique: true })
+  await store
+    .collection(DEFINITIONS)
+    .ensureIndex({ name: 'environment_name', fields: { _environmentId: 1, name: 1 }, unique: true })
 }

@@ -42,15 +42,38 @@ export interface DocumentsRepository {
   /** `get` as the document's JSON text, `_permissions` included, with its `_hash`: sent without decoding it. */
   read(scope: Scope, definition: DefinitionRecord, id: string): Promise<{ json: string; hash: string }>
   /** With an idempotency key, a retry with the same body returns the first result and creates nothing. */
-  create(scope: Scope, definition: DefinitionRecord, body: DocumentFields, idempotencyKey?: string): Promise<{ document: Document; replayed: boolean }>
-  replace(scope: Scope, definition: DefinitionRecord, id: string, body: DocumentFields, ifMatch?: string): Promise<Document>
+  create(
+    scope: Scope,
+    definition: DefinitionRecord,
+    body: DocumentFields,
+    idempotencyKey?: string,
+  ): Promise<{ document: Document; replayed: boolean }>
+  replace(
+    scope: Scope,
+    definition: DefinitionRecord,
+    id: string,
+    body: DocumentFields,
+    ifMatch?: string,
+  ): Promise<Document>
   /** JSON merge patch of top-level fields: `null` removes one. */
-  patch(scope: Scope, definition: DefinitionRecord, id: string, patch: DocumentFields, ifMatch?: string): Promise<Document>
+  patch(
+    scope: Scope,
+    definition: DefinitionRecord,
+    id: string,
+    patch: DocumentFields,
+    ifMatch?: string,
+  ): Promise<Document>
   /**
    * Read-modify-write: `change` gets the current user fields and returns the new ones; retried on a
    * concurrent write unless `ifMatch` pins the version (then 412). Attachments build on this.
    */
-  modify(scope: Scope, definition: DefinitionRecord, id: string, change: (fields: DocumentFields) => DocumentFields, ifMatch?: string): Promise<Document>
+  modify(
+    scope: Scope,
+    definition: DefinitionRecord,
+    id: string,
+    change: (fields: DocumentFields) => DocumentFields,
+    ifMatch?: string,
+  ): Promise<Document>
   remove(scope: Scope, definition: DefinitionRecord, id: string, ifMatch?: string): Promise<DocumentRecord>
   /** Hook point for what documents own outside the records store (attachment files). */
   onRemove(listener: RemovalListener): void
@@ -111,7 +134,9 @@ function hashed(record: DocumentRecord): DocumentRecord {
 function hashOf(json: string): string {
   const start = json.length - 2 - HASH_LENGTH
   const hash = json.slice(start, -2)
-  if (json.startsWith(HASH_FIELD, start - HASH_FIELD.length) && json.endsWith('"}') && HASH_CHARACTERS.test(hash)) return hash
+  if (json.startsWith(HASH_FIELD, start - HASH_FIELD.length) && json.endsWith('"}') && HASH_CHARACTERS.test(hash)) {
+    return hash
+  }
   return (JSON.parse(json) as DocumentRecord)._hash
 }
 
@@ -189,7 +214,10 @@ const projects = (query: ListQuery) => Object.keys(query.projection).length > 0
 /** `If-Match`: `*`, or a list of (possibly weak, quoted) entity tags. */
 function ifMatchAccepts(header: string, hash: string): boolean {
   return header.split(',').some((tag) => {
-    const value = tag.trim().replace(/^W\//, '').replace(/^"(.*)"$/, '$1')
+    const value = tag
+      .trim()
+      .replace(/^W\//, '')
+      .replace(/^"(.*)"$/, '$1')
     return value === '*' || value === hash
   })
 }
@@ -198,17 +226,31 @@ const notFound = (definition: DefinitionRecord, id: string) =>
   fail('document_not_found', `No document "${id}" in definition "${definition.name}"`, 'The document does not exist')
 
 const changed = (id: string) =>
-  fail('precondition_failed', `Document "${id}" changed since the given If-Match version`, 'The document was changed by someone else; reload it')
+  fail(
+    'precondition_failed',
+    `Document "${id}" changed since the given If-Match version`,
+    'The document was changed by someone else; reload it',
+  )
 
 function declaredIndex(declaration: IndexDeclaration): IndexSpec {
-  const key = Object.entries(declaration.fields).map(([field, direction]) => `${field}_${direction}`).join('_')
-  return { name: `dd_${key}${declaration.unique ? '_unique' : ''}`, fields: declaration.fields, unique: declaration.unique ?? false }
+  const key = Object.entries(declaration.fields)
+    .map(([field, direction]) => `${field}_${direction}`)
+    .join('_')
+  return {
+    name: `dd_${key}${declaration.unique ? '_unique' : ''}`,
+    fields: declaration.fields,
+    unique: declaration.unique ?? false,
+  }
 }
 
 /** Unique-index violations on document writes: the external id, or a unique index the definition declares. */
 function duplicate(error: DuplicateKeyError, fields: DocumentFields): ApiError {
   if (error.index === EXTERNAL_ID_INDEX.name) {
-    return fail('duplicate_external_id', `externalId "${String(fields.externalId)}" is already used in this definition`, 'Another document already has this external id')
+    return fail(
+      'duplicate_external_id',
+      `externalId "${String(fields.externalId)}" is already used in this definition`,
+      'Another document already has this external id',
+    )
   }
   return fail('validation_error', `body: another document has the same values for unique index ${error.index}`)
 }
@@ -223,9 +265,16 @@ export function documentsRepository(store: RecordStore): DocumentsRepository {
     store.collection<DocumentRecord>(collectionName(definition))
 
   /** By `_id`, then by `externalId`, among the documents the caller may see; `first` reads the filter's match. */
-  async function lookup<T>(scope: Scope, definition: DefinitionRecord, id: string, first: (filter: Filter) => Promise<T | undefined>): Promise<T> {
+  async function lookup<T>(
+    scope: Scope,
+    definition: DefinitionRecord,
+    id: string,
+    first: (filter: Filter) => Promise<T | undefined>,
+  ): Promise<T> {
     const visibility = visibilityFilter(scope)
-    const found = (await first(withCondition({ _id: id }, visibility))) ?? (await first(withCondition({ externalId: id }, visibility)))
+    const found =
+      (await first(withCondition({ _id: id }, visibility))) ??
+      (await first(withCondition({ externalId: id }, visibility)))
     if (found === undefined) throw notFound(definition, id)
     return found
   }
@@ -267,7 +316,12 @@ export function documentsRepository(store: RecordStore): DocumentsRepository {
       const previous = await idempotencyKeys.findOne({ _id: keyId })
       if (previous && Date.parse(previous.expiresOn) > Date.now()) {
         if (previous.bodyHash !== bodyHash) {
-          throw new ApiError('validation_error', 'headers/idempotency-key was already used with a different body', 'This request was already sent with other data', 422)
+          throw new ApiError(
+            'validation_error',
+            'headers/idempotency-key was already used with a different body',
+            'This request was already sent with other data',
+            422,
+          )
         }
         return { document: present(scope, previous.document), replayed: true }
       }
@@ -290,7 +344,13 @@ export function documentsRepository(store: RecordStore): DocumentsRepository {
     throw changed(key)
   }
 
-  async function modify(scope: Scope, definition: DefinitionRecord, id: string, change: (fields: DocumentFields) => DocumentFields, ifMatch?: string): Promise<Document> {
+  async function modify(
+    scope: Scope,
+    definition: DefinitionRecord,
+    id: string,
+    change: (fields: DocumentFields) => DocumentFields,
+    ifMatch?: string,
+  ): Promise<Document> {
     const documents = collectionOf(definition)
     for (let attempt = 0; attempt < MAX_WRITE_ATTEMPTS; attempt++) {
       const current = await find(scope, definition, id)
@@ -319,7 +379,9 @@ export function documentsRepository(store: RecordStore): DocumentsRepository {
       } catch (error) {
         if (error instanceof DuplicateKeyError) throw duplicate(error, fields)
         // Someone wrote in between: a pinned version lost; otherwise merge again onto the newer one.
-        if (!(error instanceof ConflictError) || ifMatch !== undefined) throw error instanceof ConflictError ? changed(id) : error
+        if (!(error instanceof ConflictError) || ifMatch !== undefined) {
+          throw error instanceof ConflictError ? changed(id) : error
+        }
       }
     }
     throw changed(id)
@@ -333,7 +395,11 @@ export function documentsRepository(store: RecordStore): DocumentsRepository {
       const visibility = visibilityFilter(scope)
       const filter = withCondition(query.filter, visibility)
       // A member may not page from a document hidden from them: its position would leak its values.
-      if (query.after !== undefined && visibility && !(await documents.findOne(withCondition({ _id: query.after }, visibility), { projection: { _id: 1 } }))) {
+      if (
+        query.after !== undefined &&
+        visibility &&
+        !(await documents.findOne(withCondition({ _id: query.after }, visibility), { projection: { _id: 1 } }))
+      ) {
         throw fail('invalid_query', `after: no document ${query.after}`, 'The list parameter "after" is not valid')
       }
       const options = { sort: query.sort, skip: query.skip, limit: query.limit + 1, after: query.after }
@@ -343,20 +409,31 @@ export function documentsRepository(store: RecordStore): DocumentsRepository {
         if (projects(query)) {
           // Projected records are this call's own copies: `_permissions` goes onto them before they are serialized.
           const records = await documents.find(filter, { ...options, projection: query.projection })
-          items = records.map((record) => ({ _id: record._id, json: JSON.stringify(permissions ? Object.assign(record, { _permissions: permissions }) : record) }))
+          items = records.map((record) => ({
+            _id: record._id,
+            json: JSON.stringify(permissions ? Object.assign(record, { _permissions: permissions }) : record),
+          }))
         } else {
           // Whole documents as stored (never empty: `_id` at least), `_permissions` appended as their last field.
           const field = permissions ? permissionsField(scope) : undefined
-          items = (await documents.findText(filter, options)).map((item) => field ? { _id: item._id, json: appendField(item.json, field) } : item)
+          items = (await documents.findText(filter, options)).map((item) =>
+            field ? { _id: item._id, json: appendField(item.json, field) } : item,
+          )
         }
       } catch (error) {
-        if (error instanceof InvalidQueryError) throw fail('invalid_query', error.message, 'The list parameters are not valid')
+        if (error instanceof InvalidQueryError) {
+          throw fail('invalid_query', error.message, 'The list parameters are not valid')
+        }
         throw error
       }
       const hasNext = items.length > query.limit
       if (hasNext) items.length = query.limit
       const last = items.at(-1)
-      const pagination: Pagination = { hasPrevious: query.after !== undefined || query.skip > 0, hasNext, type: 'cursor' }
+      const pagination: Pagination = {
+        hasPrevious: query.after !== undefined || query.skip > 0,
+        hasNext,
+        type: 'cursor',
+      }
       if (hasNext && last) pagination.next = nextPageQuery(query, last._id)
       if (query.count) pagination.total = await documents.count(filter)
       return { data: `[${items.map((item) => item.json).join(',')}]`, pagination }
@@ -369,7 +446,12 @@ export function documentsRepository(store: RecordStore): DocumentsRepository {
 
     async read(scope, definition, id) {
       const documents = collectionOf(definition)
-      const found = await lookup(scope, definition, id, async (filter) => (await documents.findText(filter, { limit: 1 }))[0])
+      const found = await lookup(
+        scope,
+        definition,
+        id,
+        async (filter) => (await documents.findText(filter, { limit: 1 }))[0],
+      )
       return { json: appendField(found.json, permissionsField(scope)), hash: hashOf(found.json) }
     },
 
@@ -385,14 +467,20 @@ export function documentsRepository(store: RecordStore): DocumentsRepository {
     },
 
     patch(scope, definition, id, patch, ifMatch) {
-      return modify(scope, definition, id, (fields) => {
-        const merged = { ...fields }
-        for (const [key, value] of Object.entries(patch)) {
-          if (value === null) delete merged[key]
-          else merged[key] = value
-        }
-        return merged
-      }, ifMatch)
+      return modify(
+        scope,
+        definition,
+        id,
+        (fields) => {
+          const merged = { ...fields }
+          for (const [key, value] of Object.entries(patch)) {
+            if (value === null) delete merged[key]
+            else merged[key] = value
+          }
+          return merged
+        },
+        ifMatch,
+      )
     },
 
     modify,
@@ -402,7 +490,10 @@ export function documentsRepository(store: RecordStore): DocumentsRepository {
       if (ifMatch !== undefined && !ifMatchAccepts(ifMatch, current._hash)) throw changed(id)
       let removed: DocumentRecord | null
       try {
-        removed = await collectionOf(definition).deleteOne({ _id: current._id }, { expectedHash: ifMatch === undefined ? undefined : current._hash })
+        removed = await collectionOf(definition).deleteOne(
+          { _id: current._id },
+          { expectedHash: ifMatch === undefined ? undefined : current._hash },
+        )
       } catch (error) {
         throw error instanceof ConflictError ? changed(id) : error
       }
@@ -427,7 +518,10 @@ export function documentsRepository(store: RecordStore): DocumentsRepository {
           await documents.ensureIndex(spec)
         } catch (error) {
           if (!(error instanceof DuplicateKeyError)) throw error
-          throw fail('validation_error', `body/indexes: existing documents have equal values for unique index ${spec.name}`)
+          throw fail(
+            'validation_error',
+            `body/indexes: existing documents have equal values for unique index ${spec.name}`,
+          )
         }
       }
     },

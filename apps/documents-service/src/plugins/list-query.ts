@@ -1,5 +1,13 @@
 import type { ListQuerystring } from '@quire/contracts'
-import { checkFilter, checkProjection, checkSort, InvalidQueryError, type Filter, type Projection, type Sort } from '@quire/records'
+import {
+  checkFilter,
+  checkProjection,
+  checkSort,
+  InvalidQueryError,
+  type Filter,
+  type Projection,
+  type Sort,
+} from '@quire/records'
 import { fail } from '@quire/service-kit'
 
 /** The list parameters once parsed and checked; what the client asked for, before visibility is added. */
@@ -63,7 +71,9 @@ function parseExclude(text: string | undefined): string[] {
 function parseOptions(text: string | undefined): Record<string, unknown> {
   if (text === undefined) return {}
   const options = parseJson('options', text)
-  if (options === null || typeof options !== 'object' || Array.isArray(options)) throw invalid('options', 'must be a JSON object')
+  if (options === null || typeof options !== 'object' || Array.isArray(options)) {
+    throw invalid('options', 'must be a JSON object')
+  }
   for (const key of Object.keys(options)) {
     if (!OPTION_KEYS.has(key)) throw invalid('options', `unknown option "${key}" (allowed: sort, skip, limit, fields)`)
   }
@@ -96,8 +106,11 @@ export function parseListQuery(querystring: ListQuerystring): ListQuery {
   const fieldsName = querystring.fields === undefined ? 'options.fields' : 'fields'
   const fields = checked(fieldsName, () => checkProjection(fieldsValue))
   const exclude = parseExclude(querystring.exclude)
-  const limit = querystring.limit ?? (options.limit === undefined ? DEFAULT_LIMIT : integer('options.limit', options.limit, 1, MAX_LIMIT))
-  const skip = querystring.skip ?? (options.skip === undefined ? 0 : integer('options.skip', options.skip, 0, 1_000_000))
+  const limit =
+    querystring.limit ??
+    (options.limit === undefined ? DEFAULT_LIMIT : integer('options.limit', options.limit, 1, MAX_LIMIT))
+  const skip =
+    querystring.skip ?? (options.skip === undefined ? 0 : integer('options.skip', options.skip, 0, 1_000_000))
   return {
     filter,
     sort,

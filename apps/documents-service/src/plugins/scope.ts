@@ -12,7 +12,12 @@ export interface Scope {
 /** Only for routes behind `requireEnvironment`, which sets `caller.environmentId`. */
 export function scopeOf(caller: Caller): Scope {
   if (caller.environmentId === null) throw new Error('scopeOf needs a route behind requireEnvironment')
-  return { environmentId: caller.environmentId, userId: caller.userId, administrator: caller.administrator, groups: caller.groups }
+  return {
+    environmentId: caller.environmentId,
+    userId: caller.userId,
+    administrator: caller.administrator,
+    groups: caller.groups,
+  }
 }
 
 const ACTIONS = ['read', 'create', 'update', 'delete']

@@ -26,23 +26,41 @@ const BOUNDARY = /;\s*boundary=/i
 const saveRoute: FastifyPluginAsyncTypebox<AttachmentRoutesOptions> = async (app, { config }) => {
   // The service counts bytes and files itself (to answer 413 with its own texts); busboy's limits, one
   // above, only stop it reading past them.
-  const limits = { fileSize: config.QUIRE_MAX_FILE_SIZE + 1, files: config.QUIRE_MAX_FILES + 1, fields: 20, fieldSize: 1024 }
+  const limits = {
+    fileSize: config.QUIRE_MAX_FILE_SIZE + 1,
+    files: config.QUIRE_MAX_FILES + 1,
+    fields: 20,
+    fieldSize: 1024,
+  }
   await app.register(multipart, { limits })
 
   app.route({
     method: ['POST', 'PUT'],
     url: '/',
-    schema: { params: AttachmentsParamsSchema, querystring: SaveAttachmentsQuerystringSchema, consumes: ['multipart/form-data'], response: { 201: SavedAttachmentsSchema } },
+    schema: {
+      params: AttachmentsParamsSchema,
+      querystring: SaveAttachmentsQuerystringSchema,
+      consumes: ['multipart/form-data'],
+      response: { 201: SavedAttachmentsSchema },
+    },
     // A failed upload may leave the client mid-body: closing the connection stops it sending the rest.
     onError: async (_request, reply) => {
       reply.header('connection', 'close')
     },
     handler: async function saveAttachments(request, reply) {
       if (!request.isMultipart()) {
-        throw fail('unsupported_media_type', 'Attachments are sent as multipart/form-data', 'The files must be sent as a form upload')
+        throw fail(
+          'unsupported_media_type',
+          'Attachments are sent as multipart/form-data',
+          'The files must be sent as a form upload',
+        )
       }
       if (!BOUNDARY.test(request.headers['content-type'] ?? '')) {
-        throw fail('validation_error', 'headers/content-type: multipart/form-data needs a boundary', 'The upload is malformed')
+        throw fail(
+          'validation_error',
+          'headers/content-type: multipart/form-data needs a boundary',
+          'The upload is malformed',
+        )
       }
       const scope = scopeOf(request.caller)
       const definition = await app.definitions.resolve(scope, request.params.ddId)
@@ -63,7 +81,11 @@ export const attachmentRoutes: FastifyPluginAsyncTypebox<AttachmentRoutesOptions
   app.route({
     method: ['GET', 'HEAD'],
     url: '/:attachmentId',
-    schema: { params: AttachmentParamsSchema, headers: DownloadHeadersSchema, response: { 200: AttachmentBytesSchema, 206: AttachmentBytesSchema } },
+    schema: {
+      params: AttachmentParamsSchema,
+      headers: DownloadHeadersSchema,
+      response: { 200: AttachmentBytesSchema, 206: AttachmentBytesSchema },
+    },
     handler: async function downloadAttachment(request, reply) {
       const scope = scopeOf(request.caller)
       const definition = await app.definitions.resolve(scope, request.params.ddId)
@@ -73,7 +95,12 @@ export const attachmentRoutes: FastifyPluginAsyncTypebox<AttachmentRoutesOptions
       reply.header('accept-ranges', 'bytes').header('etag', found.etag)
       if (range === 'unsatisfiable') {
         reply.header('content-range', contentRange(size))
-        throw new ApiError('validation_error', `Range "${request.headers.range}" is outside the ${size} bytes of the file`, 'The requested part of the file does not exist', 416)
+        throw new ApiError(
+          'validation_error',
+          `Range "${request.headers.range}" is outside the ${size} bytes of the file`,
+          'The requested part of the file does not exist',
+          416,
+        )
       }
       if (range) reply.code(206).header('content-range', contentRange(size, range))
       reply

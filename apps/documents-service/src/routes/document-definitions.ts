@@ -25,13 +25,20 @@ const administration: FastifyPluginAsyncTypebox = async (admin) => {
   // One path, two meanings: with `sourceId` a copy of that definition, without it a new one.
   admin.post(
     '/',
-    { schema: { querystring: CreateDefinitionQuerystringSchema, body: CreateDefinitionBodySchema, response: { 201: Ok(DefinitionSchema) } } },
+    {
+      schema: {
+        querystring: CreateDefinitionQuerystringSchema,
+        body: CreateDefinitionBodySchema,
+        response: { 201: Ok(DefinitionSchema) },
+      },
+    },
     async function createDefinition(request, reply) {
       const scope = scopeOf(request.caller)
       const { sourceId } = request.query
-      const data = sourceId === undefined
-        ? await admin.definitions.create(scope, request.body)
-        : await admin.definitions.copy(scope, sourceId, request.body)
+      const data =
+        sourceId === undefined
+          ? await admin.definitions.create(scope, request.body)
+          : await admin.definitions.copy(scope, sourceId, request.body)
       return reply.code(201).send({ status: 'ok' as const, data })
     },
   )
@@ -40,21 +47,35 @@ const administration: FastifyPluginAsyncTypebox = async (admin) => {
     '/:ddId',
     { schema: { params: DefinitionParamsSchema, body: DefinitionBodySchema, response: { 200: Ok(DefinitionSchema) } } },
     async function replaceDefinition(request) {
-      return { status: 'ok' as const, data: await admin.definitions.replace(scopeOf(request.caller), request.params.ddId, request.body) }
+      return {
+        status: 'ok' as const,
+        data: await admin.definitions.replace(scopeOf(request.caller), request.params.ddId, request.body),
+      }
     },
   )
 
   admin.patch(
     '/:ddId',
-    { schema: { params: DefinitionParamsSchema, body: DefinitionPatchSchema, response: { 200: Ok(DefinitionSchema) } } },
+    {
+      schema: { params: DefinitionParamsSchema, body: DefinitionPatchSchema, response: { 200: Ok(DefinitionSchema) } },
+    },
     async function patchDefinition(request) {
-      return { status: 'ok' as const, data: await admin.definitions.patch(scopeOf(request.caller), request.params.ddId, request.body) }
+      return {
+        status: 'ok' as const,
+        data: await admin.definitions.patch(scopeOf(request.caller), request.params.ddId, request.body),
+      }
     },
   )
 
   admin.delete(
     '/:ddId',
-    { schema: { params: DefinitionParamsSchema, querystring: DeleteDefinitionQuerystringSchema, response: { 200: Ok(DeletedSchema) } } },
+    {
+      schema: {
+        params: DefinitionParamsSchema,
+        querystring: DeleteDefinitionQuerystringSchema,
+        response: { 200: Ok(DeletedSchema) },
+      },
+    },
     async function deleteDefinition(request) {
       const removed = await admin.definitions.remove(scopeOf(request.caller), request.params.ddId, request.query.force)
       return { status: 'ok' as const, data: { _id: removed._id, deleted: true as const } }
@@ -66,14 +87,22 @@ const administration: FastifyPluginAsyncTypebox = async (admin) => {
 export const definitionRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.addHook('onRequest', app.auth.requireEnvironment)
 
-  app.get('/', { schema: { querystring: ListQuerystringSchema, response: { 200: Page(DefinitionSchema) } } }, async function listDefinitions(request) {
-    const { data, pagination } = await app.definitions.list(scopeOf(request.caller), request.query)
-    return { status: 'ok' as const, data, pagination }
-  })
+  app.get(
+    '/',
+    { schema: { querystring: ListQuerystringSchema, response: { 200: Page(DefinitionSchema) } } },
+    async function listDefinitions(request) {
+      const { data, pagination } = await app.definitions.list(scopeOf(request.caller), request.query)
+      return { status: 'ok' as const, data, pagination }
+    },
+  )
 
-  app.get('/:ddId', { schema: { params: DefinitionParamsSchema, response: { 200: Ok(DefinitionSchema) } } }, async function getDefinition(request) {
-    return { status: 'ok' as const, data: await app.definitions.get(scopeOf(request.caller), request.params.ddId) }
-  })
+  app.get(
+    '/:ddId',
+    { schema: { params: DefinitionParamsSchema, response: { 200: Ok(DefinitionSchema) } } },
+    async function getDefinition(request) {
+      return { status: 'ok' as const, data: await app.definitions.get(scopeOf(request.caller), request.params.ddId) }
+    },
+  )
 
   await app.register(administration)
 }

@@ -49,12 +49,19 @@ export const documentRoutes: FastifyPluginAsyncTypebox = async (app) => {
   )
 
   // The one bare answer of the API (spec): the document itself, its `_hash` as the ETag.
-  app.get('/:id', { schema: { params: DocumentParamsSchema, response: { 200: SerializedDocument } }, serializerCompiler: stringifyWhole }, async function getDocument(request, reply) {
-    const scope = scopeOf(request.caller)
-    const definition = await app.definitions.resolve(scope, request.params.ddId)
-    const { json, hash } = await app.documents.read(scope, definition, request.params.id)
-    return reply.header('etag', `"${hash}"`).type(JSON_TYPE).send(json)
-  })
+  app.get(
+    '/:id',
+    {
+      schema: { params: DocumentParamsSchema, response: { 200: SerializedDocument } },
+      serializerCompiler: stringifyWhole,
+    },
+    async function getDocument(request, reply) {
+      const scope = scopeOf(request.caller)
+      const definition = await app.definitions.resolve(scope, request.params.ddId)
+      const { json, hash } = await app.documents.read(scope, definition, request.params.id)
+      return reply.header('etag', `"${hash}"`).type(JSON_TYPE).send(json)
+    },
+  )
 
   app.post(
     '/new',
@@ -77,27 +84,42 @@ export const documentRoutes: FastifyPluginAsyncTypebox = async (app) => {
       const key = request.headers['idempotency-key']
       const { document, replayed } = await app.documents.create(scope, definition, request.body, key)
       if (replayed) reply.header('idempotent-replayed', 'true')
-      return reply.code(201).header('etag', `"${document._hash}"`).send({ status: 'ok' as const, data: document })
+      return reply
+        .code(201)
+        .header('etag', `"${document._hash}"`)
+        .send({ status: 'ok' as const, data: document })
     },
   )
 
-  const writeSchema = { params: DocumentParamsSchema, headers: IfMatchHeadersSchema, response: { 200: Ok(DocumentSchema) } }
+  const writeSchema = {
+    params: DocumentParamsSchema,
+    headers: IfMatchHeadersSchema,
+    response: { 200: Ok(DocumentSchema) },
+  }
 
-  app.put('/:id', { schema: { ...writeSchema, body: DocumentBodySchema }, serializerCompiler: stringifyWhole }, async function replaceDocument(request, reply) {
-    const scope = scopeOf(request.caller)
-    const definition = await app.definitions.resolve(scope, request.params.ddId)
-    const { id } = request.params
-    const document = await app.documents.replace(scope, definition, id, request.body, request.headers['if-match'])
-    return reply.header('etag', `"${document._hash}"`).send({ status: 'ok' as const, data: document })
-  })
+  app.put(
+    '/:id',
+    { schema: { ...writeSchema, body: DocumentBodySchema }, serializerCompiler: stringifyWhole },
+    async function replaceDocument(request, reply) {
+      const scope = scopeOf(request.caller)
+      const definition = await app.definitions.resolve(scope, request.params.ddId)
+      const { id } = request.params
+      const document = await app.documents.replace(scope, definition, id, request.body, request.headers['if-match'])
+      return reply.header('etag', `"${document._hash}"`).send({ status: 'ok' as const, data: document })
+    },
+  )
 
-  app.patch('/:id', { schema: { ...writeSchema, body: DocumentPatchSchema }, serializerCompiler: stringifyWhole }, async function patchDocument(request, reply) {
-    const scope = scopeOf(request.caller)
-    const definition = await app.definitions.resolve(scope, request.params.ddId)
-    const { id } = request.params
-    const document = await app.documents.patch(scope, definition, id, request.body, request.headers['if-match'])
-    return reply.header('etag', `"${document._hash}"`).send({ status: 'ok' as const, data: document })
-  })
+  app.patch(
+    '/:id',
+    { schema: { ...writeSchema, body: DocumentPatchSchema }, serializerCompiler: stringifyWhole },
+    async function patchDocument(request, reply) {
+      const scope = scopeOf(request.caller)
+      const definition = await app.definitions.resolve(scope, request.params.ddId)
+      const { id } = request.params
+      const document = await app.documents.patch(scope, definition, id, request.body, request.headers['if-match'])
+      return reply.header('etag', `"${document._hash}"`).send({ status: 'ok' as const, data: document })
+    },
+  )
 
   app.delete(
     '/:id',

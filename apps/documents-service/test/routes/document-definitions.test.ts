@@ -3,10 +3,22 @@ import { build, createDefinition, DEFINITIONS, documentsOf } from '../helper.js'
 
 t.test('definitions: create, list, get by id or name, update, delete', async (t) => {
   const { server, as, resources } = await build(t)
-  const created = await server.inject({ method: 'POST', url: DEFINITIONS, headers: as.admin, payload: { name: 'orders', label: 'Orders' } })
+  const created = await server.inject({
+    method: 'POST',
+    url: DEFINITIONS,
+    headers: as.admin,
+    payload: { name: 'orders', label: 'Orders' },
+  })
   t.equal(created.statusCode, 201)
   const definition = created.json().data
-  t.match(definition, { _id: /^[0-9a-f]{24}$/, name: 'orders', label: 'Orders', status: 'ready', _environmentId: 'env_a', _hash: String })
+  t.match(definition, {
+    _id: /^[0-9a-f]{24}$/,
+    name: 'orders',
+    label: 'Orders',
+    status: 'ready',
+    _environmentId: 'env_a',
+    _hash: String,
+  })
 
   const byName = await server.inject({ method: 'GET', url: `${DEFINITIONS}/orders`, headers: as.member })
   t.equal(byName.statusCode, 200)
@@ -14,37 +26,70 @@ t.test('definitions: create, list, get by id or name, update, delete', async (t)
   const byId = await server.inject({ method: 'GET', url: `${DEFINITIONS}/${definition._id}`, headers: as.member })
   t.same(byId.json().data.name, 'orders')
   const list = await server.inject({ method: 'GET', url: DEFINITIONS, headers: as.member })
-  t.same(list.json().data.map((item: { name: string }) => item.name), ['orders'])
+  t.same(
+    list.json().data.map((item: { name: string }) => item.name),
+    ['orders'],
+  )
   t.same(list.json().pagination, { hasPrevious: false, hasNext: false, type: 'cursor' })
 
-  const taken = await server.inject({ method: 'POST', url: DEFINITIONS, headers: as.admin, payload: { name: 'orders' } })
+  const taken = await server.inject({
+    method: 'POST',
+    url: DEFINITIONS,
+    headers: as.admin,
+    payload: { name: 'orders' },
+  })
   t.equal(taken.statusCode, 409)
   t.equal(taken.json().error, 'duplicate_name')
   const noName = await server.inject({ method: 'POST', url: DEFINITIONS, headers: as.admin, payload: { label: 'x' } })
   t.equal(noName.statusCode, 400)
   t.match(noName.json().description, /name/)
-  const memberCreates = await server.inject({ method: 'POST', url: DEFINITIONS, headers: as.member, payload: { name: 'mine' } })
+  const memberCreates = await server.inject({
+    method: 'POST',
+    url: DEFINITIONS,
+    headers: as.member,
+    payload: { name: 'mine' },
+  })
   t.equal(memberCreates.statusCode, 403)
   t.equal(memberCreates.json().error, 'forbidden')
   for (const method of ['PUT', 'PATCH', 'DELETE'] as const) {
-    const response = await server.inject({ method, url: `${DEFINITIONS}/orders`, headers: as.member, payload: method === 'DELETE' ? undefined : { name: 'x' } })
+    const response = await server.inject({
+      method,
+      url: `${DEFINITIONS}/orders`,
+      headers: as.member,
+      payload: method === 'DELETE' ? undefined : { name: 'x' },
+    })
     t.equal(response.statusCode, 403, `members cannot ${method}`)
   }
 
   // Renaming through the cached name: the old name stops resolving at once in this process.
   await server.inject({ method: 'GET', url: documentsOf('orders'), headers: as.member })
-  const renamed = await server.inject({ method: 'PATCH', url: `${DEFINITIONS}/orders`, headers: as.admin, payload: { name: 'purchases', label: null } })
+  const renamed = await server.inject({
+    method: 'PATCH',
+    url: `${DEFINITIONS}/orders`,
+    headers: as.admin,
+    payload: { name: 'purchases', label: null },
+  })
   t.equal(renamed.statusCode, 200)
   t.equal(renamed.json().data.name, 'purchases')
   t.notOk('label' in renamed.json().data, 'null removes a setting')
   t.not(renamed.json().data._hash, definition._hash)
   t.equal((await server.inject({ method: 'GET', url: documentsOf('orders'), headers: as.member })).statusCode, 404)
   t.equal((await server.inject({ method: 'GET', url: documentsOf('purchases'), headers: as.member })).statusCode, 200)
-  const replaced = await server.inject({ method: 'PUT', url: `${DEFINITIONS}/${definition._id}`, headers: as.admin, payload: { name: 'orders', description: 'all orders' } })
+  const replaced = await server.inject({
+    method: 'PUT',
+    url: `${DEFINITIONS}/${definition._id}`,
+    headers: as.admin,
+    payload: { name: 'orders', description: 'all orders' },
+  })
   t.equal(replaced.statusCode, 200)
   t.match(replaced.json().data, { name: 'orders', description: 'all orders', _createdOn: definition._createdOn })
   await createDefinition(server, as.admin, { name: 'other' })
-  const clash = await server.inject({ method: 'PATCH', url: `${DEFINITIONS}/other`, headers: as.admin, payload: { name: 'orders' } })
+  const clash = await server.inject({
+    method: 'PATCH',
+    url: `${DEFINITIONS}/other`,
+    headers: as.admin,
+    payload: { name: 'orders' },
+  })
   t.equal(clash.statusCode, 409)
   t.equal(clash.json().error, 'duplicate_name')
 
@@ -65,25 +110,81 @@ t.test('definitions: create, list, get by id or name, update, delete', async (t)
 
 t.test('copy with ?sourceId= and the spec body names', async (t) => {
   const { server, as } = await build(t)
-  const source = await createDefinition(server, as.admin, { name: 'orders', label: 'Orders', fields: { title: { type: 'string', required: true } } })
-  await server.inject({ method: 'POST', url: `${documentsOf('orders')}/new`, headers: as.admin, payload: { title: 'kept in the source' } })
-  const body = { clientDocument: { id: 'c1' }, actionInfo: { id: 'a1' }, actionType: 'copy', ddId: source._id, workflowId: 'w1', value: { id: 'v1' }, documentDefinitions: [] }
-  const copy = await server.inject({ method: 'POST', url: `${DEFINITIONS}?sourceId=orders`, headers: as.admin, payload: body })
+  const source = await createDefinition(server, as.admin, {
+    name: 'orders',
+    label: 'Orders',
+    fields: { title: { type: 'string', required: true } },
+  })
+  await server.inject({
+    method: 'POST',
+    url: `${documentsOf('orders')}/new`,
+    headers: as.admin,
+    payload: { title: 'kept in the source' },
+  })
+  const body = {
+    clientDocument: { id: 'c1' },
+    actionInfo: { id: 'a1' },
+    actionType: 'copy',
+    ddId: source._id,
+    workflowId: 'w1',
+    value: { id: 'v1' },
+    documentDefinitions: [],
+  }
+  const copy = await server.inject({
+    method: 'POST',
+    url: `${DEFINITIONS}?sourceId=orders`,
+    headers: as.admin,
+    payload: body,
+  })
   t.equal(copy.statusCode, 201)
-  t.match(copy.json(), { status: 'ok', data: { name: 'orders (copy)', label: 'Orders', status: 'ready', fields: { title: { type: 'string', required: true } }, _id: /^[0-9a-f]{24}$/ } })
+  t.match(copy.json(), {
+    status: 'ok',
+    data: {
+      name: 'orders (copy)',
+      label: 'Orders',
+      status: 'ready',
+      fields: { title: { type: 'string', required: true } },
+      _id: /^[0-9a-f]{24}$/,
+    },
+  })
   t.not(copy.json().data._id, source._id)
-  const second = await server.inject({ method: 'POST', url: `${DEFINITIONS}?sourceId=${source._id}`, headers: as.admin, payload: {} })
+  const second = await server.inject({
+    method: 'POST',
+    url: `${DEFINITIONS}?sourceId=${source._id}`,
+    headers: as.admin,
+    payload: {},
+  })
   t.equal(second.json().data.name, 'orders (copy 2)', 'numbered when taken')
-  const named = await server.inject({ method: 'POST', url: `${DEFINITIONS}?sourceId=orders`, headers: as.admin, payload: { name: 'orders 2025' } })
+  const named = await server.inject({
+    method: 'POST',
+    url: `${DEFINITIONS}?sourceId=orders`,
+    headers: as.admin,
+    payload: { name: 'orders 2025' },
+  })
   t.equal(named.json().data.name, 'orders 2025')
   const documents = await server.inject({ method: 'GET', url: documentsOf('orders (copy)'), headers: as.admin })
   t.same(documents.json().data, [], 'documents are not copied')
-  const invalid = await server.inject({ method: 'POST', url: `${documentsOf('orders (copy)')}/new`, headers: as.admin, payload: {} })
+  const invalid = await server.inject({
+    method: 'POST',
+    url: `${documentsOf('orders (copy)')}/new`,
+    headers: as.admin,
+    payload: {},
+  })
   t.equal(invalid.statusCode, 400, 'the copied fields validate writes')
-  const missing = await server.inject({ method: 'POST', url: `${DEFINITIONS}?sourceId=nope`, headers: as.admin, payload: {} })
+  const missing = await server.inject({
+    method: 'POST',
+    url: `${DEFINITIONS}?sourceId=nope`,
+    headers: as.admin,
+    payload: {},
+  })
   t.equal(missing.statusCode, 404)
   t.equal(missing.json().error, 'document_definition_not_found_for_id_or_name')
-  const member = await server.inject({ method: 'POST', url: `${DEFINITIONS}?sourceId=orders`, headers: as.member, payload: {} })
+  const member = await server.inject({
+    method: 'POST',
+    url: `${DEFINITIONS}?sourceId=orders`,
+    headers: as.member,
+    payload: {},
+  })
   t.equal(member.statusCode, 403)
 })
 
@@ -91,41 +192,103 @@ t.test('typed fields validate writes; the validator follows definition changes',
   const { server, as } = await build(t)
   await createDefinition(server, as.admin, {
     name: 'places',
-    fields: { title: { type: 'string', required: true }, visits: { type: 'number' }, open: { type: 'boolean' }, on: { type: 'date' }, where: { type: 'location' }, tags: { type: 'array' } },
+    fields: {
+      title: { type: 'string', required: true },
+      visits: { type: 'number' },
+      open: { type: 'boolean' },
+      on: { type: 'date' },
+      where: { type: 'location' },
+      tags: { type: 'array' },
+    },
   })
   const core = documentsOf('places')
   const post = (payload: object) => server.inject({ method: 'POST', url: `${core}/new`, headers: as.member, payload })
-  const ok = await post({ title: 't', visits: 2, open: true, on: '2024-05-01T10:00:00.000Z', where: { longitude: 1, latitude: 2 }, tags: [], extra: 'undeclared fields are fine' })
+  const ok = await post({
+    title: 't',
+    visits: 2,
+    open: true,
+    on: '2024-05-01T10:00:00.000Z',
+    where: { longitude: 1, latitude: 2 },
+    tags: [],
+    extra: 'undeclared fields are fine',
+  })
   t.equal(ok.statusCode, 201)
-  for (const [payload, field] of [[{}, 'title'], [{ title: 't', where: { longitude: 'east', latitude: 1 } }, 'where'], [{ title: 't', on: 'yesterday' }, 'on'], [{ title: 't', tags: { a: 1 } }, 'tags']] as const) {
+  for (const [payload, field] of [
+    [{}, 'title'],
+    [{ title: 't', where: { longitude: 'east', latitude: 1 } }, 'where'],
+    [{ title: 't', on: 'yesterday' }, 'on'],
+    [{ title: 't', tags: { a: 1 } }, 'tags'],
+  ] as const) {
     const response = await post(payload)
     t.equal(response.statusCode, 400, JSON.stringify(payload))
     t.equal(response.json().error, 'validation_error')
     t.match(response.json().description, `body/${field}`)
   }
   const id = ok.json().data._id
-  const removeRequired = await server.inject({ method: 'PATCH', url: `${core}/${id}`, headers: as.member, payload: { title: null } })
+  const removeRequired = await server.inject({
+    method: 'PATCH',
+    url: `${core}/${id}`,
+    headers: as.member,
+    payload: { title: null },
+  })
   t.equal(removeRequired.statusCode, 400, 'a patch is validated on its result')
 
-  const changed = await server.inject({ method: 'PATCH', url: `${DEFINITIONS}/places`, headers: as.admin, payload: { fields: { code: { type: 'number', required: true } } } })
+  const changed = await server.inject({
+    method: 'PATCH',
+    url: `${DEFINITIONS}/places`,
+    headers: as.admin,
+    payload: { fields: { code: { type: 'number', required: true } } },
+  })
   t.equal(changed.statusCode, 200)
   t.equal((await post({ title: 't' })).statusCode, 400, 'the new fields apply at once')
   t.equal((await post({ code: 7 })).statusCode, 201)
-  const badFields = await server.inject({ method: 'PATCH', url: `${DEFINITIONS}/places`, headers: as.admin, payload: { fields: { x: { type: 'money' } } } })
+  const badFields = await server.inject({
+    method: 'PATCH',
+    url: `${DEFINITIONS}/places`,
+    headers: as.admin,
+    payload: { fields: { x: { type: 'money' } } },
+  })
   t.equal(badFields.statusCode, 400)
 })
 
 t.test('declared indexes: unique ones refuse duplicates', async (t) => {
   const { server, as } = await build(t)
-  await createDefinition(server, as.admin, { name: 'people', indexes: [{ fields: { email: 1 }, unique: true }, { fields: { city: 1, age: -1 } }] })
+  await createDefinition(server, as.admin, {
+    name: 'people',
+    indexes: [{ fields: { email: 1 }, unique: true }, { fields: { city: 1, age: -1 } }],
+  })
   const core = documentsOf('people')
-  t.equal((await server.inject({ method: 'POST', url: `${core}/new`, headers: as.member, payload: { email: 'a@x' } })).statusCode, 201)
-  const duplicate = await server.inject({ method: 'POST', url: `${core}/new`, headers: as.member, payload: { email: 'a@x' } })
+  t.equal(
+    (await server.inject({ method: 'POST', url: `${core}/new`, headers: as.member, payload: { email: 'a@x' } }))
+      .statusCode,
+    201,
+  )
+  const duplicate = await server.inject({
+    method: 'POST',
+    url: `${core}/new`,
+    headers: as.member,
+    payload: { email: 'a@x' },
+  })
   t.equal(duplicate.statusCode, 400)
   t.match(duplicate.json().description, /unique index/)
-  const dropped = await server.inject({ method: 'PATCH', url: `${DEFINITIONS}/people`, headers: as.admin, payload: { indexes: null } })
+  const dropped = await server.inject({
+    method: 'PATCH',
+    url: `${DEFINITIONS}/people`,
+    headers: as.admin,
+    payload: { indexes: null },
+  })
   t.equal(dropped.statusCode, 200)
-  t.equal((await server.inject({ method: 'POST', url: `${core}/new`, headers: as.member, payload: { email: 'a@x' } })).statusCode, 201, 'dropped with the declaration')
-  const rebuild = await server.inject({ method: 'PATCH', url: `${DEFINITIONS}/people`, headers: as.admin, payload: { indexes: [{ fields: { email: 1 }, unique: true }] } })
+  t.equal(
+    (await server.inject({ method: 'POST', url: `${core}/new`, headers: as.member, payload: { email: 'a@x' } }))
+      .statusCode,
+    201,
+    'dropped with the declaration',
+  )
+  const rebuild = await server.inject({
+    method: 'PATCH',
+    url: `${DEFINITIONS}/people`,
+    headers: as.admin,
+    payload: { indexes: [{ fields: { email: 1 }, unique: true }] },
+  })
   t.equal(rebuild.statusCode, 400, 'a unique index the data violates is refused')
 })

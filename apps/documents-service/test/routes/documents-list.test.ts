@@ -6,7 +6,10 @@ const CATEGORIES = ['a', 'b', 'c', 'd', 'e']
 
 t.test('the list query', async (t) => {
   const { server, as, resources } = await build(t)
-  const definition = await createDefinition(server, as.admin, { name: 'items', indexes: [{ fields: { category: 1, price: -1 } }] })
+  const definition = await createDefinition(server, as.admin, {
+    name: 'items',
+    indexes: [{ fields: { category: 1, price: -1 } }],
+  })
   const core = documentsOf('items')
   const now = new Date().toISOString()
   const ids: string[] = []
@@ -66,7 +69,9 @@ t.test('the list query', async (t) => {
   })
 
   t.test('filters, projections, options, skip, count', async (t) => {
-    const filtered = await list(`query=${encodeURIComponent('{"category":"b","price":{"$gte":500}}')}&count=true&limit=5`)
+    const filtered = await list(
+      `query=${encodeURIComponent('{"category":"b","price":{"$gte":500}}')}&count=true&limit=5`,
+    )
     t.equal(filtered.statusCode, 200)
     const { data, pagination } = filtered.json()
     t.equal(data.length, 5)
@@ -78,13 +83,19 @@ t.test('the list query', async (t) => {
 
     const projected = (await list('limit=2&fields=%7B%22n%22%3A1%7D')).json().data
     t.same(Object.keys(projected[0]).sort(), ['_id', 'n'], 'fields: inclusion, _id kept')
-    const excluded = (await list(`limit=1&exclude=${encodeURIComponent('["category","name","_permissions"]')}`)).json().data[0]
+    const excluded = (await list(`limit=1&exclude=${encodeURIComponent('["category","name","_permissions"]')}`)).json()
+      .data[0]
     t.notOk('category' in excluded || 'name' in excluded || '_permissions' in excluded)
     t.ok('price' in excluded)
     t.ok('_permissions' in (await list('limit=1')).json().data[0], 'computed permissions on listed items')
 
-    const viaOptions = (await list(`options=${encodeURIComponent('{"sort":{"n":-1},"skip":2,"limit":3,"fields":{"n":1}}')}`)).json()
-    t.same(viaOptions.data.map((item: { n: number }) => item.n), [997, 996, 995])
+    const viaOptions = (
+      await list(`options=${encodeURIComponent('{"sort":{"n":-1},"skip":2,"limit":3,"fields":{"n":1}}')}`)
+    ).json()
+    t.same(
+      viaOptions.data.map((item: { n: number }) => item.n),
+      [997, 996, 995],
+    )
     t.equal(viaOptions.pagination.hasPrevious, true, 'skip moved past the start')
     const explicitWins = (await list(`limit=1&options=${encodeURIComponent('{"limit":3}')}`)).json()
     t.equal(explicitWins.data.length, 1)
@@ -99,7 +110,9 @@ t.test('the list query', async (t) => {
   })
 
   t.test('a listed document is the document as a get answers it', async (t) => {
-    const response = await list(`limit=3&query=${encodeURIComponent('{"category":"c"}')}&sort=${encodeURIComponent('{"price":-1}')}`)
+    const response = await list(
+      `limit=3&query=${encodeURIComponent('{"category":"c"}')}&sort=${encodeURIComponent('{"price":-1}')}`,
+    )
     t.equal(response.headers['content-type'], 'application/json; charset=utf-8')
     const { data } = response.json()
     t.equal(data.length, 3)
@@ -113,7 +126,10 @@ t.test('the list query', async (t) => {
     const cases: [string, RegExp][] = [
       [`query=${encodeURIComponent('{"$where":"this.n > 1"}')}`, /^query: .*\$where/],
       [`query=${encodeURIComponent('{"$expr":{"$gt":["$n",1]}}')}`, /^query: .*\$expr/],
-      [`query=${encodeURIComponent('{"n":{"$function":{"body":"return true","args":[],"lang":"js"}}}')}`, /^query: .*\$function/],
+      [
+        `query=${encodeURIComponent('{"n":{"$function":{"body":"return true","args":[],"lang":"js"}}}')}`,
+        /^query: .*\$function/,
+      ],
       [`query=${encodeURIComponent('{"$or":[{"n":{"$where":"1"}}]}')}`, /^query: .*\$where/],
       [`query=${encodeURIComponent('{"__proto__":{"x":1}}')}`, /^query: /],
       ['query=%7Bnot-json', /^query: is not valid JSON/],

@@ -31,7 +31,13 @@ for (const signal of ['SIGINT', 'SIGTERM'] as const) {
  */
 export function startApp(app: string, env: Record<string, string>, port = 0): Promise<Running> {
   const child = spawn(process.execPath, [`${APPS}${app}/dist/server.js`], {
-    env: { PATH: process.env.PATH ?? '', QUIRE_HOST: '127.0.0.1', QUIRE_PORT: String(port), QUIRE_LOG_LEVEL: 'info', ...env },
+    env: {
+      PATH: process.env.PATH ?? '',
+      QUIRE_HOST: '127.0.0.1',
+      QUIRE_PORT: String(port),
+      QUIRE_LOG_LEVEL: 'info',
+      ...env,
+    },
     stdio: ['ignore', 'pipe', 'pipe'],
   })
   started.add(child)

@@ -20,7 +20,10 @@ export function normalize(value: unknown, ids = new Map<string, string>()): unkn
   if (Array.isArray(value)) return value.map((item) => normalize(item, ids))
   if (value && typeof value === 'object') {
     return Object.fromEntries(
-      Object.entries(value).map(([key, inner]) => [key, VOLATILE_KEYS.has(key) && typeof inner === 'string' ? `<${key}>` : normalize(inner, ids)]),
+      Object.entries(value).map(([key, inner]) => [
+        key,
+        VOLATILE_KEYS.has(key) && typeof inner === 'string' ? `<${key}>` : normalize(inner, ids),
+      ]),
     )
   }
   if (typeof value === 'string') {
@@ -46,8 +49,17 @@ export async function runScenarios(base: string, admin: Admin): Promise<Step[]> 
   let token = ''
   const env = 'default'
 
-  async function call(name: string, method: string, path: string, options: { body?: unknown; headers?: Record<string, string>; form?: FormData } = {}) {
-    const headers: Record<string, string> = { ...(token ? { authorization: `Bearer ${token}` } : {}), 'environment-id': env, ...options.headers }
+  async function call(
+    name: string,
+    method: string,
+    path: string,
+    options: { body?: unknown; headers?: Record<string, string>; form?: FormData } = {},
+  ) {
+    const headers: Record<string, string> = {
+      ...(token ? { authorization: `Bearer ${token}` } : {}),
+      'environment-id': env,
+      ...options.headers,
+    }
     let body: string | FormData | undefined
     if (options.form) body = options.form
     else if (options.body !== undefined) {
@@ -76,12 +88,16 @@ export async function runScenarios(base: string, admin: Admin): Promise<Step[]> 
 
   // Definitions and documents.
   await call('definition not found', 'GET', '/api/v2/document-definitions/nope/documents')
-  const definition = await call('create definition', 'POST', '/api/v2/document-definitions', { body: { name: 'orders', label: 'Orders' } })
+  const definition = await call('create definition', 'POST', '/api/v2/document-definitions', {
+    body: { name: 'orders', label: 'Orders' },
+  })
   const ddId: string = definition.body.data._id
   const core = `/api/v2/document-definitions/orders/documents`
   const created: string[] = []
   for (let i = 0; i < 5; i++) {
-    const doc = await call(`create document ${i}`, 'POST', `${core}/new`, { body: { externalId: `ext-${i}`, total: i * 10, tags: ['a'] } })
+    const doc = await call(`create document ${i}`, 'POST', `${core}/new`, {
+      body: { externalId: `ext-${i}`, total: i * 10, tags: ['a'] },
+    })
     created.push(doc.body.data._id)
   }
   await call('duplicate externalId', 'POST', `${core}/new`, { body: { externalId: 'ext-0' } })
@@ -93,8 +109,14 @@ export async function runScenarios(base: string, admin: Admin): Promise<Step[]> 
   await call('list page 3', 'GET', `${core}?${page2.body.pagination.next}`)
   await call('forbidden operator', 'GET', `${core}?query=${encodeURIComponent('{"$where":"1"}')}`)
   const first = await call('get for etag', 'GET', `${core}/${created[0]}`)
-  await call('patch stale', 'PATCH', `${core}/${created[0]}`, { body: { total: 1 }, headers: { 'if-match': '"stale"' } })
-  await call('patch', 'PATCH', `${core}/${created[0]}`, { body: { total: 1, tags: null }, headers: { 'if-match': first.headers.get('etag') ?? '' } })
+  await call('patch stale', 'PATCH', `${core}/${created[0]}`, {
+    body: { total: 1 },
+    headers: { 'if-match': '"stale"' },
+  })
+  await call('patch', 'PATCH', `${core}/${created[0]}`, {
+    body: { total: 1, tags: null },
+    headers: { 'if-match': first.headers.get('etag') ?? '' },
+  })
   await call('put', 'PUT', `${core}/${created[1]}`, { body: { note: 'replaced' } })
   await call('delete', 'DELETE', `${core}/${created[4]}`)
   await call('deleted is gone', 'GET', `${core}/${created[4]}`)
@@ -104,21 +126,38 @@ export async function runScenarios(base: string, admin: Admin): Promise<Step[]> 
   form.append('file', new Blob(['hello attachments'], { type: 'text/plain' }), 'hello.txt')
   const upload = await call('upload', 'POST', `${core}/${created[0]}/attachments?valuePath=files`, { form })
   const attachmentId: string | undefined = upload.body.data?.attachments?.[0]?._id
-  await call('download range', 'GET', `${core}/${created[0]}/attachments/${attachmentId}`, { headers: { range: 'bytes=0-4' } })
+  await call('download range', 'GET', `${core}/${created[0]}/attachments/${attachmentId}`, {
+    headers: { range: 'bytes=0-4' },
+  })
   await call('copy attachments', 'POST', '/api/v2/documents/copyAttachments', {
-    body: [{ source: { ddName: 'orders', _id: created[0], valuePath: 'files' }, target: { ddName: 'orders', _id: created[2], valuePath: 'copies' } }],
+    body: [
+      {
+        source: { ddName: 'orders', _id: created[0], valuePath: 'files' },
+        target: { ddName: 'orders', _id: created[2], valuePath: 'copies' },
+      },
+    ],
   })
   await call('copied document', 'GET', `${core}/${created[2]}`)
 
   // Users, packages, usage statistics.
-  const user = await call('create user', 'POST', '/api/v2/users', { body: { username: 'alice', password: 'alice-password-1', email: 'alice@example.com', name: 'Alice' } })
-  await call('duplicate username', 'POST', '/api/v2/users', { body: { username: 'alice', password: 'alice-password-1' } })
+  const user = await call('create user', 'POST', '/api/v2/users', {
+    body: { username: 'alice', password: 'alice-password-1', email: 'alice@example.com', name: 'Alice' },
+  })
+  await call('duplicate username', 'POST', '/api/v2/users', {
+    body: { username: 'alice', password: 'alice-password-1' },
+  })
   await call('list users', 'GET', '/api/v2/users?limit=1')
   await call('get user', 'GET', `/api/v2/users/${user.body.data?.[0]?._id}`)
   await call('active users', 'GET', '/api/v2/usage-statistics/active-users')
-  const pkg = await call('create package', 'POST', '/api/v2/packages', { body: { name: 'crm', label: 'CRM', shortDescription: 'Customers' } })
-  const version = await call('create version', 'POST', `/api/v2/packages/${pkg.body.data?._id}/versions`, { body: { versionNumber: '1.2.0', availableOnMarketplace: true } })
-  await call('install', 'POST', '/api/v2/packages/installations', { body: { packageVersionId: version.body.data?._id } })
+  const pkg = await call('create package', 'POST', '/api/v2/packages', {
+    body: { name: 'crm', label: 'CRM', shortDescription: 'Customers' },
+  })
+  const version = await call('create version', 'POST', `/api/v2/packages/${pkg.body.data?._id}/versions`, {
+    body: { versionNumber: '1.2.0', availableOnMarketplace: true },
+  })
+  await call('install', 'POST', '/api/v2/packages/installations', {
+    body: { packageVersionId: version.body.data?._id },
+  })
   await call('installations', 'GET', '/api/v2/packages/installations')
   return steps
 }

@@ -23,7 +23,8 @@ export const OTHER_ENV = 'globex'
 export const PASSWORD = 'a long enough password'
 
 /** Routes the hardening suites leave alone: served by plugins, not by our services. */
-export const isInfrastructure = (url: string): boolean => url === '/docs' || url.startsWith('/docs/') || url === '/health' || url === '/ready'
+export const isInfrastructure = (url: string): boolean =>
+  url === '/docs' || url.startsWith('/docs/') || url === '/health' || url === '/ready'
 
 /** `GET /a/` and `HEAD /a` are Fastify's companions of `GET /a`: one row covers them. */
 export const routeKey = ({ method, url }: { method: string; url: string }): string =>
@@ -32,7 +33,10 @@ export const routeKey = ({ method, url }: { method: string; url: string }): stri
 export type Json = null | boolean | number | string | Json[] | { [key: string]: Json }
 
 /** An inject request; a header set to `undefined` is left out (to drop `environment-id`, say). */
-export type Request = Omit<InjectOptions, 'headers' | 'url'> & { url: string; headers?: Record<string, string | undefined> }
+export type Request = Omit<InjectOptions, 'headers' | 'url'> & {
+  url: string
+  headers?: Record<string, string | undefined>
+}
 
 export interface Multipart {
   payload: Buffer
@@ -40,7 +44,9 @@ export interface Multipart {
 }
 
 /** A `multipart/form-data` body with the given file parts (no library: the bytes are what the test sends). */
-export function multipart(files: { field?: string; filename: string; contentType?: string; content: string | Buffer }[]): Multipart {
+export function multipart(
+  files: { field?: string; filename: string; contentType?: string; content: string | Buffer }[],
+): Multipart {
   const boundary = `----quire${randomBytes(8).toString('hex')}`
   const parts = files.map((file) =>
     Buffer.concat([
@@ -85,16 +91,26 @@ export interface World extends Built {
  * The all-in-one server with two environments and one caller of each kind, plus a definition, a document,
  * a package with a version and (when mounted) an attachment, so a route's parameters point at something real.
  */
-export async function world(t: Teardown, env: Record<string, string> = {}, wrap?: (real: LocalResources) => LocalResources): Promise<World> {
+export async function world(
+  t: Teardown,
+  env: Record<string, string> = {},
+  wrap?: (real: LocalResources) => LocalResources,
+): Promise<World> {
   const built = await build(t, env, wrap)
   const { server, resources } = built
   const { store, keys } = resources
   await createEnvironment(store, ENV)
   await createEnvironment(store, OTHER_ENV)
-  const administrator = await createUser(store, { username: 'acme-admin', environments: { [ENV]: { administrator: true } } })
+  const administrator = await createUser(store, {
+    username: 'acme-admin',
+    environments: { [ENV]: { administrator: true } },
+  })
   const member = await createUser(store, { username: 'acme-member', environments: { [ENV]: {} } })
   const deactivated = await createUser(store, { username: 'acme-gone', environments: { [ENV]: { active: false } } })
-  const outsider = await createUser(store, { username: 'globex-admin', environments: { [OTHER_ENV]: { administrator: true } } })
+  const outsider = await createUser(store, {
+    username: 'globex-admin',
+    environments: { [OTHER_ENV]: { administrator: true } },
+  })
   const superAdministrator = await createUser(store, { username: 'root', superAdministrator: true })
   const sign = (userId: string) => accessToken(keys.privateKey, userId)
 
@@ -112,13 +128,21 @@ export async function world(t: Teardown, env: Record<string, string> = {}, wrap?
 
   const call: World['call'] = (caller, options) => {
     const token = tokens[caller]
-    const merged: Record<string, string | undefined> = { 'environment-id': ENV, authorization: token && `Bearer ${token}`, ...options.headers }
-    const headers = Object.fromEntries(Object.entries(merged).filter((entry): entry is [string, string] => entry[1] !== undefined))
+    const merged: Record<string, string | undefined> = {
+      'environment-id': ENV,
+      authorization: token && `Bearer ${token}`,
+      ...options.headers,
+    }
+    const headers = Object.fromEntries(
+      Object.entries(merged).filter((entry): entry is [string, string] => entry[1] !== undefined),
+    )
     return server.inject({ ...options, headers })
   }
   const setup: World['setup'] = async (options, expected) => {
     const res = await call('administrator', options)
-    if (res.statusCode !== expected) throw new Error(`setup ${options.method ?? 'GET'} ${options.url}: ${res.statusCode} ${res.body}`)
+    if (res.statusCode !== expected) {
+      throw new Error(`setup ${options.method ?? 'GET'} ${options.url}: ${res.statusCode} ${res.body}`)
+    }
     return res.json()
   }
   const asSuper = async (options: Request) => {
@@ -128,26 +152,49 @@ export async function world(t: Teardown, env: Record<string, string> = {}, wrap?
   }
 
   // A long-lived token of the member, revoked at once.
-  const issued = await setup({ method: 'POST', url: `/api/v2/users/${member._id}/long-lived-tokens`, payload: { name: 'revoked' } }, 201)
+  const issued = await setup(
+    { method: 'POST', url: `/api/v2/users/${member._id}/long-lived-tokens`, payload: { name: 'revoked' } },
+    201,
+  )
   const [llt] = issued.data as { _id: string; token: string }[]
   if (!llt) throw new Error('no long-lived token issued')
   await setup({ method: 'DELETE', url: `/api/v2/users/${member._id}/long-lived-tokens/${llt._id}` }, 200)
   tokens.revokedLongLivedToken = llt.token
 
-  const definition = (await setup({
-    method: 'POST',
-    url: '/api/v2/document-definitions',
-    payload: { name: 'invoices', fields: { title: { type: 'string' }, files: { type: 'attachment' } } },
-  }, 201)).data as { _id: string; name: string }
+  const definition = (
+    await setup(
+      {
+        method: 'POST',
+        url: '/api/v2/document-definitions',
+        payload: { name: 'invoices', fields: { title: { type: 'string' }, files: { type: 'attachment' } } },
+      },
+      201,
+    )
+  ).data as { _id: string; name: string }
   const documentsUrl = `/api/v2/document-definitions/${definition._id}/documents`
   const newDocument: World['newDocument'] = async (fields = { title: 'seed' }) =>
     ((await setup({ method: 'POST', url: `${documentsUrl}/new`, payload: fields }, 201)).data as { _id: string })._id
 
-  const packageId = await asSuper({ method: 'POST', url: '/api/v2/packages', payload: { name: 'crm', label: 'CRM', shortDescription: 'Contacts' } })
-  const versionId = await asSuper({ method: 'POST', url: `/api/v2/packages/${packageId}/versions`, payload: { versionNumber: '1.0.0', availableOnMarketplace: true } })
+  const packageId = await asSuper({
+    method: 'POST',
+    url: '/api/v2/packages',
+    payload: { name: 'crm', label: 'CRM', shortDescription: 'Contacts' },
+  })
+  const versionId = await asSuper({
+    method: 'POST',
+    url: `/api/v2/packages/${packageId}/versions`,
+    payload: { versionNumber: '1.0.0', availableOnMarketplace: true },
+  })
 
   const newUser: World['newUser'] = async () => {
-    const created = await setup({ method: 'POST', url: '/api/v2/users', payload: { username: `u-${randomBytes(6).toString('hex')}`, password: PASSWORD } }, 201)
+    const created = await setup(
+      {
+        method: 'POST',
+        url: '/api/v2/users',
+        payload: { username: `u-${randomBytes(6).toString('hex')}`, password: PASSWORD },
+      },
+      201,
+    )
     return (created.data as { _id: string }[])[0]?._id ?? ''
   }
 
@@ -155,7 +202,10 @@ export async function world(t: Teardown, env: Record<string, string> = {}, wrap?
   const newAttachment: World['newAttachment'] = async () => {
     const documentId = await newDocument()
     const body = multipart([{ filename: 'hello.txt', content: 'hello world' }])
-    const saved = await setup({ method: 'POST', url: `${documentsUrl}/${documentId}/attachments?valuePath=files`, ...body }, 201)
+    const saved = await setup(
+      { method: 'POST', url: `${documentsUrl}/${documentId}/attachments?valuePath=files`, ...body },
+      201,
+    )
     const [attachment] = (saved.data as { attachments: { _id: string }[] }).attachments
     return { documentId, attachmentId: attachment?._id ?? '' }
   }
@@ -164,7 +214,12 @@ export async function world(t: Teardown, env: Record<string, string> = {}, wrap?
   return {
     ...built,
     tokens,
-    userIds: { administrator: administrator._id, member: member._id, superAdministrator: superAdministrator._id, target: await newUser() },
+    userIds: {
+      administrator: administrator._id,
+      member: member._id,
+      superAdministrator: superAdministrator._id,
+      target: await newUser(),
+    },
     definition,
     documentId: seeded.documentId,
     packageId,
@@ -181,9 +236,17 @@ export async function world(t: Teardown, env: Record<string, string> = {}, wrap?
 
 /** Every record of the named collections, for before/after comparisons. */
 export async function snapshot(resources: LocalResources, names: string[]): Promise<Record<string, unknown[]>> {
-  const entries = await Promise.all(names.map(async (name) => [name, await resources.store.collection(name).find({}, { sort: { _id: 1 } })] as const))
+  const entries = await Promise.all(
+    names.map(async (name) => [name, await resources.store.collection(name).find({}, { sort: { _id: 1 } })] as const),
+  )
   return Object.fromEntries(entries)
 }
 
 /** The envelope every refusal carries (API.md, "Errors"). */
-export const ENVELOPE = { status: 'error', error: String, description: String, userDescription: String, message: String } as const
+export const ENVELOPE = {
+  status: 'error',
+  error: String,
+  description: String,
+  userDescription: String,
+  message: String,
+} as const

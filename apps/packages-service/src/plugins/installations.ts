@@ -3,13 +3,17 @@ import type { FastifyInstance } from 'fastify'
 import type { Package, PackageInstallation, PackageVersion } from '@quire/contracts'
 import { DuplicateKeyError, newObjectId, type RecordStore } from '@quire/records'
 import { fail } from '@quire/service-kit'
-import { byVersionDescending, ensurePackageIndexes, packageCollections, type InstallationRecord } from './package-records.js'
+import { byVersionDescending, ensurePackageIndexes, packageCollections } from './package-records.js'
 
 export interface Installations {
   /** Sorted by `packageLabel` (case-insensitive), ties by `packageId`, so the order is stable. */
   list(environmentId: string): Promise<PackageInstallation[]>
   /** Installs the version, or moves the installed package to it; `created` tells which. */
-  install(environmentId: string, packageVersionId: string, userId: string): Promise<{ installation: PackageInstallation; created: boolean }>
+  install(
+    environmentId: string,
+    packageVersionId: string,
+    userId: string,
+  ): Promise<{ installation: PackageInstallation; created: boolean }>
   remove(environmentId: string, packageId: string): Promise<void>
 }
 
@@ -57,7 +61,15 @@ export function createInstallations(store: RecordStore): Installations {
     const change = { $set: { packageVersionId: version._id, _lastModifiedOn: now, _lastModifiedByUserId: userId } }
     if (await installations.updateOne(key, change)) return false
     try {
-      const record = { _id: newObjectId(), ...key, packageVersionId: version._id, _createdOn: now, _createdByUserId: userId, _lastModifiedOn: now, _lastModifiedByUserId: userId }
+      const record = {
+        _id: newObjectId(),
+        ...key,
+        packageVersionId: version._id,
+        _createdOn: now,
+        _createdByUserId: userId,
+        _lastModifiedOn: now,
+        _lastModifiedByUserId: userId,
+      }
       await installations.insertOne(record)
       return true
     } catch (err) {
@@ -100,7 +112,9 @@ export function createInstallations(store: RecordStore): Installations {
 
     async remove(environmentId, packageId) {
       const removed = await installations.deleteOne({ environmentId, packageId })
-      if (!removed) throw fail('package_not_found', `Package ${packageId} is not installed in environment ${environmentId}`)
+      if (!removed) {
+        throw fail('package_not_found', `Package ${packageId} is not installed in environment ${environmentId}`)
+      }
     },
   }
 }

@@ -17,9 +17,17 @@ import { byVersionDescending, ensurePackageIndexes, packageCollections } from '.
 export interface Marketplace {
   createPackage(body: PackageBody, userId: string): Promise<Package>
   /** A page in `_id` order; `allVersions` false shows only the versions available on the marketplace. */
-  listPackages(query: PackagesQuery, allVersions: boolean): Promise<{ packages: MarketplacePackage[]; hasNext: boolean }>
+  listPackages(
+    query: PackagesQuery,
+    allVersions: boolean,
+  ): Promise<{ packages: MarketplacePackage[]; hasNext: boolean }>
   addVersion(packageId: string, body: PackageVersionBody, userId: string): Promise<PackageVersion>
-  updateVersion(packageId: string, versionId: string, patch: PackageVersionPatch, userId: string): Promise<PackageVersion>
+  updateVersion(
+    packageId: string,
+    versionId: string,
+    patch: PackageVersionPatch,
+    userId: string,
+  ): Promise<PackageVersion>
 }
 
 declare module 'fastify' {
@@ -59,7 +67,10 @@ export function createMarketplace(store: RecordStore): Marketplace {
     },
 
     async listPackages({ limit, after }, allVersions) {
-      const page = await packages.find(after === undefined ? {} : { _id: { $gt: after } }, { sort: { _id: 1 }, limit: limit + 1 })
+      const page = await packages.find(after === undefined ? {} : { _id: { $gt: after } }, {
+        sort: { _id: 1 },
+        limit: limit + 1,
+      })
       const shown = page.slice(0, limit)
       const filter: Filter = { packageId: { $in: shown.map((p) => p._id) } }
       if (!allVersions) filter.availableOnMarketplace = true

@@ -28,8 +28,16 @@ export function packageCollections(store: RecordStore) {
 export async function ensurePackageIndexes(store: RecordStore): Promise<void> {
   const { packages, versions, installations } = packageCollections(store)
   await packages.ensureIndex({ name: 'name', fields: { name: 1 }, unique: true })
-  await versions.ensureIndex({ name: 'packageId_versionNumber', fields: { packageId: 1, versionNumber: 1 }, unique: true })
-  await installations.ensureIndex({ name: 'environmentId_packageId', fields: { environmentId: 1, packageId: 1 }, unique: true })
+  await versions.ensureIndex({
+    name: 'packageId_versionNumber',
+    fields: { packageId: 1, versionNumber: 1 },
+    unique: true,
+  })
+  await installations.ensureIndex({
+    name: 'environmentId_packageId',
+    fields: { environmentId: 1, packageId: 1 },
+    unique: true,
+  })
 }
 
 /** Semver precedence, highest first: releases above their pre-releases, numeric parts compared as numbers. */

@@ -29,7 +29,9 @@ export const usageStatisticsPlugin = fp(
   async (app: FastifyInstance, { store }: { store: RecordStore }) => {
     // The users service creates this index too; ensuring it here keeps the count indexed when this service
     // runs alone against a store the users service has not opened yet (ensureIndex is idempotent).
-    await store.collection<UserRecord>('users').ensureIndex({ name: 'activeEnvironmentIds', fields: { activeEnvironmentIds: 1 } })
+    await store
+      .collection<UserRecord>('users')
+      .ensureIndex({ name: 'activeEnvironmentIds', fields: { activeEnvironmentIds: 1 } })
     app.decorate('usageStatistics', createUsageStatistics(store))
   },
   { name: 'packages-usage-statistics', fastify: '5.x' },

@@ -21,7 +21,9 @@ export const installationsRoutes: FastifyPluginAsyncTypebox = async (app) => {
       await app.auth.requireEnvironment.call(this, request, reply)
       await app.auth.requireAdministrator.call(this, request, reply)
     } catch (err) {
-      if (err instanceof ApiError && err.code === 'forbidden') throw fail('unauthorized', err.message, err.userDescription)
+      if (err instanceof ApiError && err.code === 'forbidden') {
+        throw fail('unauthorized', err.message, err.userDescription)
+      }
       throw err
     }
   }
@@ -38,7 +40,10 @@ export const installationsRoutes: FastifyPluginAsyncTypebox = async (app) => {
     '/',
     {
       ...administrator,
-      schema: { body: InstallationBodySchema, response: { 200: Ok(PackageInstallationSchema), 201: Ok(PackageInstallationSchema) } },
+      schema: {
+        body: InstallationBodySchema,
+        response: { 200: Ok(PackageInstallationSchema), 201: Ok(PackageInstallationSchema) },
+      },
     },
     async function installPackage(request, reply) {
       const { installation, created } = await app.installations.install(

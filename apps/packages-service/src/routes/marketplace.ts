@@ -29,7 +29,8 @@ export const marketplaceRoutes: FastifyPluginAsyncTypebox = async (app) => {
       const { limit } = request.query
       const { packages, hasNext } = await app.marketplace.listPackages(request.query, request.caller.superAdministrator)
       const last = packages.at(-1)
-      const next = hasNext && last ? new URLSearchParams({ limit: String(limit), after: last._id }).toString() : undefined
+      const next =
+        hasNext && last ? new URLSearchParams({ limit: String(limit), after: last._id }).toString() : undefined
       const pagination = { hasPrevious: request.query.after !== undefined, hasNext, type: 'cursor' as const, next }
       return { status: 'ok' as const, data: packages, pagination }
     },
@@ -48,7 +49,11 @@ export const marketplaceRoutes: FastifyPluginAsyncTypebox = async (app) => {
     '/:packageId/versions',
     {
       ...superAdministrator,
-      schema: { params: PackageParamsSchema, body: PackageVersionBodySchema, response: { 201: Ok(PackageVersionSchema) } },
+      schema: {
+        params: PackageParamsSchema,
+        body: PackageVersionBodySchema,
+        response: { 201: Ok(PackageVersionSchema) },
+      },
     },
     async function addVersion(request, reply) {
       const version = await app.marketplace.addVersion(request.params.packageId, request.body, request.caller.userId)
@@ -60,7 +65,11 @@ export const marketplaceRoutes: FastifyPluginAsyncTypebox = async (app) => {
     '/:packageId/versions/:versionId',
     {
       ...superAdministrator,
-      schema: { params: PackageVersionParamsSchema, body: PackageVersionPatchSchema, response: { 200: Ok(PackageVersionSchema) } },
+      schema: {
+        params: PackageVersionParamsSchema,
+        body: PackageVersionPatchSchema,
+        response: { 200: Ok(PackageVersionSchema) },
+      },
     },
     async function updateVersion(request) {
       const { packageId, versionId } = request.params

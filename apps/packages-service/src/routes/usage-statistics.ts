@@ -6,7 +6,14 @@ import { callerEnvironment } from '../caller.js'
 export const usageStatisticsRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.addHook('onRequest', app.auth.requireEnvironment)
 
-  app.get('/active-users', { schema: { response: { 200: Ok(ActiveUsersSchema) } } }, async function activeUsers(request) {
-    return { status: 'ok' as const, data: { activeUsers: await app.usageStatistics.activeUsers(callerEnvironment(request)) } }
-  })
+  app.get(
+    '/active-users',
+    { schema: { response: { 200: Ok(ActiveUsersSchema) } } },
+    async function activeUsers(request) {
+      return {
+        status: 'ok' as const,
+        data: { activeUsers: await app.usageStatistics.activeUsers(callerEnvironment(request)) },
+      }
+    },
+  )
 }

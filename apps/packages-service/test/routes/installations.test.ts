@@ -19,7 +19,12 @@ async function setup(t: Test) {
   const marketplace = superAdministrator.headers()
   /** A package with versions (`[versionNumber, availableOnMarketplace]`); returns its id and version ids by number. */
   async function publish(name: string, label: string, versions: [string, boolean][]) {
-    const pkg = await h.server.inject({ method: 'POST', url: '/api/v2/packages', headers: marketplace, payload: { name, label, shortDescription: `About ${name}` } })
+    const pkg = await h.server.inject({
+      method: 'POST',
+      url: '/api/v2/packages',
+      headers: marketplace,
+      payload: { name, label, shortDescription: `About ${name}` },
+    })
     const packageId: string = pkg.json().data._id
     const versionIds: Record<string, string> = {}
     for (const [versionNumber, availableOnMarketplace] of versions) {
@@ -62,9 +67,18 @@ t.test('GET installations: every refusal is 401, a missing environment-id is 400
     t.equal(res.json().error, 'unauthorized')
   }
   await expectUnauthorized({ 'environment-id': 'env_a' }, 'no token')
-  await expectUnauthorized({ 'environment-id': 'env_a', authorization: 'Bearer not-a-real-token-at-all' }, 'garbage token')
-  await expectUnauthorized({ 'environment-id': 'env_a', authorization: 'Bearer aaaaaaaaaa.bbbbbbbbbb.cccccccccc' }, 'malformed JWT')
-  await expectUnauthorized({ 'environment-id': 'env_a', authorization: `Bearer ${h.token(h.adminA.userId, { expiresIn: -60 })}` }, 'expired token')
+  await expectUnauthorized(
+    { 'environment-id': 'env_a', authorization: 'Bearer not-a-real-token-at-all' },
+    'garbage token',
+  )
+  await expectUnauthorized(
+    { 'environment-id': 'env_a', authorization: 'Bearer aaaaaaaaaa.bbbbbbbbbb.cccccccccc' },
+    'malformed JWT',
+  )
+  await expectUnauthorized(
+    { 'environment-id': 'env_a', authorization: `Bearer ${h.token(h.adminA.userId, { expiresIn: -60 })}` },
+    'expired token',
+  )
   await expectUnauthorized(h.memberA.headers('env_a'), 'a member who is not an administrator')
   await expectUnauthorized(h.adminB.headers('env_a'), 'an administrator of another environment')
   await expectUnauthorized(h.superAdministrator.headers('env_missing'), 'an environment that does not exist')
@@ -83,7 +97,11 @@ t.test('GET installations: every refusal is 401, a missing environment-id is 400
 
 t.test('install, upgrade and remove; one installation per package and environment', async (t) => {
   const h = await setup(t)
-  const { packageId, versionIds } = await h.publish('invoicing', 'Invoicing', [['1.0.0', true], ['1.1.0', true], ['2.0.0', false]])
+  const { packageId, versionIds } = await h.publish('invoicing', 'Invoicing', [
+    ['1.0.0', true],
+    ['1.1.0', true],
+    ['2.0.0', false],
+  ])
   const installations = h.store.collection<InstallationRecord>('package_installations')
   const headers = h.adminA.headers('env_a')
 
@@ -99,7 +117,9 @@ t.test('install, upgrade and remove; one installation per package and environmen
     latestVersionNumber: '1.1.0',
   }
   t.same(installed.json(), { status: 'ok', data: expected })
-  t.match(await installations.find({}), [{ environmentId: 'env_a', packageId, packageVersionId: versionIds['1.0.0'], _createdByUserId: h.adminA.userId }])
+  t.match(await installations.find({}), [
+    { environmentId: 'env_a', packageId, packageVersionId: versionIds['1.0.0'], _createdByUserId: h.adminA.userId },
+  ])
   t.same(await h.list(headers), [expected], 'the list shows exactly the spec fields')
 
   const upgraded = await h.install(headers, versionIds['1.1.0']!)
@@ -118,7 +138,11 @@ t.test('install, upgrade and remove; one installation per package and environmen
   t.equal(invalid.statusCode, 400)
   t.equal(invalid.json().error, 'validation_error')
   t.match(invalid.json().description, /packageVersionId/)
-  t.equal((await installations.findOne({ packageId }))?.packageVersionId, versionIds['1.1.0'], 'refused calls change nothing')
+  t.equal(
+    (await installations.findOne({ packageId }))?.packageVersionId,
+    versionIds['1.1.0'],
+    'refused calls change nothing',
+  )
 
   const removed = await h.server.inject({ method: 'DELETE', url: `${url}/${packageId}`, headers })
   t.equal(removed.statusCode, 200)
@@ -146,7 +170,11 @@ t.test('install and remove need an administrator of the environment', async (t) 
   t.equal(await h.store.collection('package_installations').count({}), 0)
 
   t.equal((await h.install(h.adminA.headers('env_a'), versionId)).statusCode, 201)
-  const removeByMember = await h.server.inject({ method: 'DELETE', url: `${url}/${packageId}`, headers: h.memberA.headers('env_a') })
+  const removeByMember = await h.server.inject({
+    method: 'DELETE',
+    url: `${url}/${packageId}`,
+    headers: h.memberA.headers('env_a'),
+  })
   t.equal(removeByMember.statusCode, 403)
   t.equal(removeByMember.json().error, 'forbidden')
   t.equal(await h.store.collection('package_installations').count({}), 1)
@@ -154,16 +182,23 @@ t.test('install and remove need an administrator of the environment', async (t) 
 
 t.test('environments are isolated', async (t) => {
   const h = await setup(t)
-  const { packageId, versionIds } = await h.publish('crm', 'CRM', [['1.0.0', true], ['1.1.0', true]])
+  const { packageId, versionIds } = await h.publish('crm', 'CRM', [
+    ['1.0.0', true],
+    ['1.1.0', true],
+  ])
   t.equal((await h.install(h.adminA.headers('env_a'), versionIds['1.0.0']!)).statusCode, 201)
 
   t.same(await h.list(h.adminB.headers('env_b')), [], 'B sees nothing of A')
-  const removeFromB = await h.server.inject({ method: 'DELETE', url: `${url}/${packageId}`, headers: h.adminB.headers('env_b') })
+  const removeFromB = await h.server.inject({
+    method: 'DELETE',
+    url: `${url}/${packageId}`,
+    headers: h.adminB.headers('env_b'),
+  })
   t.equal(removeFromB.statusCode, 404, 'B cannot remove what A installed')
   t.equal((await h.list(h.adminA.headers('env_a'))).length, 1)
 
   t.equal((await h.install(h.adminB.headers('env_b'), versionIds['1.1.0']!)).statusCode, 201, 'B installs its own')
-  t.match(await h.list(h.adminA.headers('env_a')), [{ versionNumber: '1.0.0' }], "A keeps its version")
+  t.match(await h.list(h.adminA.headers('env_a')), [{ versionNumber: '1.0.0' }], 'A keeps its version')
   t.match(await h.list(h.adminB.headers('env_b')), [{ versionNumber: '1.1.0' }])
 })
 
@@ -176,13 +211,27 @@ t.test('sorted by packageLabel, case-insensitive, ties by packageId', async (t) 
     published.push({ label, ...pkg })
     t.equal((await h.install(h.adminA.headers('env_a'), pkg.versionIds['1.0.0']!)).statusCode, 201)
   }
-  const byId = (label: string) => published.filter((p) => p.label.toLowerCase() === label).map((p) => p.packageId).sort()
+  const byId = (label: string) =>
+    published
+      .filter((p) => p.label.toLowerCase() === label)
+      .map((p) => p.packageId)
+      .sort()
   const expected = [...byId('apple'), ...byId('banana'), ...byId('cherry')]
 
   const items = await h.list(h.adminA.headers('env_a'))
-  t.same(items.map((i) => i.packageId), expected)
-  t.same(items.map((i) => i.packageLabel.toLowerCase()), ['apple', 'apple', 'apple', 'banana', 'banana', 'cherry'])
-  t.same((await h.list(h.adminA.headers('env_a'))).map((i) => i.packageId), expected, 'the same order every time')
+  t.same(
+    items.map((i) => i.packageId),
+    expected,
+  )
+  t.same(
+    items.map((i) => i.packageLabel.toLowerCase()),
+    ['apple', 'apple', 'apple', 'banana', 'banana', 'cherry'],
+  )
+  t.same(
+    (await h.list(h.adminA.headers('env_a'))).map((i) => i.packageId),
+    expected,
+    'the same order every time',
+  )
 })
 
 t.test('latestVersionNumber: highest semver on the marketplace, null when none', async (t) => {
@@ -206,17 +255,21 @@ t.test('latestVersionNumber: highest semver on the marketplace, null when none',
 
   for (const version of ['9.0.0', '10.0.0-rc.1', '10.0.0']) await h.setAvailable(packageId, versionIds[version]!, false)
   const items = await h.list(h.adminA.headers('env_a'))
-  t.same(items, [
-    {
-      packageId,
-      packageVersionId: versionIds['9.0.0'],
-      packageName: 'reports',
-      packageLabel: 'Reports',
-      packageShortDescription: 'About reports',
-      versionNumber: '9.0.0',
-      latestVersionNumber: null,
-    },
-  ], 'the installation stays listed; null when nothing is on the marketplace')
+  t.same(
+    items,
+    [
+      {
+        packageId,
+        packageVersionId: versionIds['9.0.0'],
+        packageName: 'reports',
+        packageLabel: 'Reports',
+        packageShortDescription: 'About reports',
+        versionNumber: '9.0.0',
+        latestVersionNumber: null,
+      },
+    ],
+    'the installation stays listed; null when nothing is on the marketplace',
+  )
 })
 
 t.test('an installation whose package was removed from the store by hand is left out, not a 500', async (t) => {

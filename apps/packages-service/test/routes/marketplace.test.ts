@@ -20,7 +20,12 @@ t.test('a super-administrator creates packages; names are unique', async (t) => 
   const created = await createPackage(h, h.superAdministrator.headers(), body)
   t.equal(created.statusCode, 201)
   const data = created.json().data
-  t.match(data, { ...body, _id: /^[0-9a-f]{24}$/, _createdByUserId: h.superAdministrator.userId, _lastModifiedByUserId: h.superAdministrator.userId })
+  t.match(data, {
+    ...body,
+    _id: /^[0-9a-f]{24}$/,
+    _createdByUserId: h.superAdministrator.userId,
+    _lastModifiedByUserId: h.superAdministrator.userId,
+  })
   t.same(await h.store.collection<Package>('packages').findOne({ _id: data._id }), data, 'stored as returned')
 
   const duplicate = await createPackage(h, h.superAdministrator.headers(), { ...body, label: 'Other' })
@@ -59,7 +64,12 @@ t.test('versions: semver checked, unique per package, published by PATCH', async
   t.match(version, { packageId: pkg._id, versionNumber: '1.0.0', availableOnMarketplace: false }, 'a draft by default')
   t.same(await versions.findOne({ _id: version._id }), version)
 
-  const duplicate = await h.server.inject({ method: 'POST', url, headers, payload: { versionNumber: '1.0.0', availableOnMarketplace: true } })
+  const duplicate = await h.server.inject({
+    method: 'POST',
+    url,
+    headers,
+    payload: { versionNumber: '1.0.0', availableOnMarketplace: true },
+  })
   t.equal(duplicate.statusCode, 409)
   t.equal(duplicate.json().error, 'duplicate_name')
 
@@ -71,11 +81,21 @@ t.test('versions: semver checked, unique per package, published by PATCH', async
   }
   t.equal(await versions.count({ packageId: pkg._id }), 1)
 
-  const unknownPackage = await h.server.inject({ method: 'POST', url: '/api/v2/packages/nope/versions', headers, payload: { versionNumber: '1.0.0' } })
+  const unknownPackage = await h.server.inject({
+    method: 'POST',
+    url: '/api/v2/packages/nope/versions',
+    headers,
+    payload: { versionNumber: '1.0.0' },
+  })
   t.equal(unknownPackage.statusCode, 404)
   t.equal(unknownPackage.json().error, 'package_not_found')
 
-  const published = await h.server.inject({ method: 'PATCH', url: `${url}/${version._id}`, headers, payload: { availableOnMarketplace: true } })
+  const published = await h.server.inject({
+    method: 'PATCH',
+    url: `${url}/${version._id}`,
+    headers,
+    payload: { availableOnMarketplace: true },
+  })
   t.equal(published.statusCode, 200)
   t.match(published.json().data, { _id: version._id, versionNumber: '1.0.0', availableOnMarketplace: true })
   t.equal((await versions.findOne({ _id: version._id }))?.availableOnMarketplace, true)
@@ -91,11 +111,21 @@ t.test('versions: semver checked, unique per package, published by PATCH', async
   t.equal(wrongPackage.json().error, 'package_not_found')
   t.equal((await versions.findOne({ _id: version._id }))?.availableOnMarketplace, true)
 
-  const unknownVersion = await h.server.inject({ method: 'PATCH', url: `${url}/nope`, headers, payload: { availableOnMarketplace: false } })
+  const unknownVersion = await h.server.inject({
+    method: 'PATCH',
+    url: `${url}/nope`,
+    headers,
+    payload: { availableOnMarketplace: false },
+  })
   t.equal(unknownVersion.statusCode, 404)
   t.equal(unknownVersion.json().error, 'package_not_found')
 
-  const renumber = await h.server.inject({ method: 'PATCH', url: `${url}/${version._id}`, headers, payload: { versionNumber: '2.0.0' } })
+  const renumber = await h.server.inject({
+    method: 'PATCH',
+    url: `${url}/${version._id}`,
+    headers,
+    payload: { versionNumber: '2.0.0' },
+  })
   t.equal(renumber.statusCode, 400, 'a version number never changes')
   t.equal(renumber.json().error, 'validation_error')
 
@@ -106,7 +136,12 @@ t.test('versions: semver checked, unique per package, published by PATCH', async
     payload: { availableOnMarketplace: false },
   })
   t.equal(byAdministrator.statusCode, 403)
-  const addByAdministrator = await h.server.inject({ method: 'POST', url, headers: h.administrator.headers('env_a'), payload: { versionNumber: '3.0.0' } })
+  const addByAdministrator = await h.server.inject({
+    method: 'POST',
+    url,
+    headers: h.administrator.headers('env_a'),
+    payload: { versionNumber: '3.0.0' },
+  })
   t.equal(addByAdministrator.statusCode, 403)
   t.equal(addByAdministrator.json().error, 'forbidden')
 })
@@ -116,25 +151,48 @@ t.test('the marketplace list: pages, versions highest first, drafts only for sup
   const headers = h.superAdministrator.headers()
   const first = (await createPackage(h, headers, { name: 'a', label: 'A', shortDescription: '' })).json().data
   const second = (await createPackage(h, headers, { name: 'b', label: 'B', shortDescription: '' })).json().data
-  for (const [versionNumber, availableOnMarketplace] of [['9.0.0', true], ['10.0.0', true], ['10.0.0-rc.1', true], ['11.0.0', false]] as const) {
-    await h.server.inject({ method: 'POST', url: `/api/v2/packages/${first._id}/versions`, headers, payload: { versionNumber, availableOnMarketplace } })
+  for (const [versionNumber, availableOnMarketplace] of [
+    ['9.0.0', true],
+    ['10.0.0', true],
+    ['10.0.0-rc.1', true],
+    ['11.0.0', false],
+  ] as const) {
+    await h.server.inject({
+      method: 'POST',
+      url: `/api/v2/packages/${first._id}/versions`,
+      headers,
+      payload: { versionNumber, availableOnMarketplace },
+    })
   }
 
   const page = await h.server.inject({ method: 'GET', url: '/api/v2/packages?limit=1', headers })
   t.equal(page.statusCode, 200)
   const body = page.json()
-  t.same(body.data.map((p: { _id: string }) => p._id), [first._id])
-  t.same(body.data[0].versions.map((v: PackageVersion) => v.versionNumber), ['11.0.0', '10.0.0', '10.0.0-rc.1', '9.0.0'])
+  t.same(
+    body.data.map((p: { _id: string }) => p._id),
+    [first._id],
+  )
+  t.same(
+    body.data[0].versions.map((v: PackageVersion) => v.versionNumber),
+    ['11.0.0', '10.0.0', '10.0.0-rc.1', '9.0.0'],
+  )
   t.same(body.pagination, { hasPrevious: false, hasNext: true, type: 'cursor', next: `limit=1&after=${first._id}` })
 
   const next = await h.server.inject({ method: 'GET', url: `/api/v2/packages?${body.pagination.next}`, headers })
-  t.same(next.json().data.map((p: { _id: string }) => p._id), [second._id])
+  t.same(
+    next.json().data.map((p: { _id: string }) => p._id),
+    [second._id],
+  )
   t.same(next.json().data[0].versions, [])
   t.same(next.json().pagination, { hasPrevious: true, hasNext: false, type: 'cursor' })
 
   const browsing = await h.server.inject({ method: 'GET', url: '/api/v2/packages', headers: h.administrator.headers() })
   t.equal(browsing.statusCode, 200, 'any signed-in caller browses, without environment-id')
-  t.same(browsing.json().data[0].versions.map((v: PackageVersion) => v.versionNumber), ['10.0.0', '10.0.0-rc.1', '9.0.0'], 'drafts stay hidden')
+  t.same(
+    browsing.json().data[0].versions.map((v: PackageVersion) => v.versionNumber),
+    ['10.0.0', '10.0.0-rc.1', '9.0.0'],
+    'drafts stay hidden',
+  )
 
   const anonymous = await h.server.inject({ method: 'GET', url: '/api/v2/packages' })
   t.equal(anonymous.statusCode, 401)

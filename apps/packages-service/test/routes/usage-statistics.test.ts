@@ -23,9 +23,15 @@ t.test('active users follow additions, deactivations and reactivations, per envi
   t.same((await activeUsers('env_a')).data, { activeUsers: 2 }, 'inactive members and outsiders do not count')
 
   const users = store.collection<UserRecord>('users')
-  await users.updateOne({ _id: other._id }, { $set: { 'profile.environments.env_a.active': false, activeEnvironmentIds: ['env_b'] } })
+  await users.updateOne(
+    { _id: other._id },
+    { $set: { 'profile.environments.env_a.active': false, activeEnvironmentIds: ['env_b'] } },
+  )
   t.same((await activeUsers('env_a')).data, { activeUsers: 1 }, 'deactivated')
-  await users.updateOne({ _id: other._id }, { $set: { 'profile.environments.env_a.active': true, activeEnvironmentIds: ['env_a', 'env_b'] } })
+  await users.updateOne(
+    { _id: other._id },
+    { $set: { 'profile.environments.env_a.active': true, activeEnvironmentIds: ['env_a', 'env_b'] } },
+  )
   t.same((await activeUsers('env_a')).data, { activeUsers: 2 }, 'reactivated')
 
   const memberOfB = await signIn({ environments: { env_b: {} } })

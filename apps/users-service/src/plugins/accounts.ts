@@ -64,14 +64,19 @@ export function accounts(store: RecordStore, options: { throttle: LoginThrottle;
     const user = await users.findOne({ _id: userId })
     if (!user) throw fail('unauthorized', 'The token is no longer valid')
     if (user.authentication.totpEnabled) {
-      throw fail('forbidden', 'Two-factor authentication is already enabled', 'Two-factor authentication is already on; ask an administrator to reset it first')
+      throw fail(
+        'forbidden',
+        'Two-factor authentication is already enabled',
+        'Two-factor authentication is already on; ask an administrator to reset it first',
+      )
     }
     return user
   }
 
   return {
     async login({ username, password, code, address }) {
-      const user = (await users.findOne({ username })) ?? (await users.findOne({ 'globalEmails.address': username.toLowerCase() }))
+      const user =
+        (await users.findOne({ username })) ?? (await users.findOne({ 'globalEmails.address': username.toLowerCase() }))
       const attempt = { account: user?._id ?? username.toLowerCase(), address }
       const wait = await throttle.retryAfter(attempt)
       if (wait !== null) return { retryAfter: wait }
@@ -83,7 +88,10 @@ export function accounts(store: RecordStore, options: { throttle: LoginThrottle;
       }
       if (!(await checkSecondFactor(user, code))) {
         if (code !== undefined) await throttle.failed(attempt)
-        throw fail('two_factor_required', code === undefined ? 'A two-factor code is required' : 'The two-factor code is not valid')
+        throw fail(
+          'two_factor_required',
+          code === undefined ? 'A two-factor code is required' : 'The two-factor code is not valid',
+        )
       }
       await throttle.succeeded(attempt)
       await users.updateOne({ _id: user._id }, { $set: { lastLogin: new Date().toISOString() } })
@@ -94,7 +102,10 @@ export function accounts(store: RecordStore, options: { throttle: LoginThrottle;
       const user = await findEnabledUser(userId)
       const setup = twoFactor.setup(user.username)
       // Pending until enabled with a code from it: a setup nobody finishes changes nothing at login.
-      await users.updateOne({ _id: userId }, { $set: { 'authentication.totpSecret': setup.secret, 'authentication.totpEnabled': false } })
+      await users.updateOne(
+        { _id: userId },
+        { $set: { 'authentication.totpSecret': setup.secret, 'authentication.totpEnabled': false } },
+      )
       return setup
     },
 
@@ -107,7 +118,13 @@ export function accounts(store: RecordStore, options: { throttle: LoginThrottle;
       const { codes, hashes } = twoFactor.recoveryCodes()
       const updated = await users.updateOne(
         { _id: userId, 'authentication.totpSecret': secret },
-        { $set: { 'authentication.totpEnabled': true, 'authentication.totpLastStep': step, 'authentication.recoveryCodeHashes': hashes } },
+        {
+          $set: {
+            'authentication.totpEnabled': true,
+            'authentication.totpLastStep': step,
+            'authentication.recoveryCodeHashes': hashes,
+          },
+        },
       )
       if (!updated) throw fail('validation_error', 'Two-factor setup changed meanwhile; start it again')
       return { recoveryCodes: codes }

@@ -18,11 +18,14 @@ export async function userToActFor(users: UsersRepository, caller: Caller, userI
   }
   if (!caller.administrator) throw fail('forbidden', 'Only administrators act for other users')
   const target = await users.findInEnvironment(userId, environmentId)
-  if (!target) throw fail('user_not_found', `No user ${userId} in environment ${environmentId}`, 'This user does not exist')
+  if (!target) {
+    throw fail('user_not_found', `No user ${userId} in environment ${environmentId}`, 'This user does not exist')
+  }
   if (caller.superAdministrator) return target
   if (target.isSuperAdministrator) throw fail('forbidden', 'Only a super-administrator acts for a super-administrator')
   const self = await users.findById(caller.userId)
-  const administered = (id: string) => self?.profile.environments[id]?.administrator === true && self.profile.environments[id]?.active === true
+  const administered = (id: string) =>
+    self?.profile.environments[id]?.administrator === true && self.profile.environments[id]?.active === true
   if (!target.environmentIds.every(administered)) {
     throw fail('forbidden', `User ${userId} also belongs to environments the caller does not administer`)
   }

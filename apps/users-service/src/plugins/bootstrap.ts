@@ -26,7 +26,15 @@ export async function bootstrap(store: RecordStore, config: UsersConfig, log: Fa
     username: config.QUIRE_ADMIN_USERNAME,
     profile: {
       environments: {
-        [environment._id]: { name: 'Administrator', email: '', language: 'en', locale: 'en', administrator: true, active: true, groups: [] },
+        [environment._id]: {
+          name: 'Administrator',
+          email: '',
+          language: 'en',
+          locale: 'en',
+          administrator: true,
+          active: true,
+          groups: [],
+        },
       },
     },
     globalEmails: [],

@@ -7,16 +7,25 @@ export interface EnvironmentsRepository {
   list(): Promise<Environment[]>
 }
 
-const toEnvironment = ({ _id, name, _createdOn, _createdByUserId }: EnvironmentRecord): Environment => ({ _id, name, _createdOn, _createdByUserId })
+const toEnvironment = ({ _id, name, _createdOn, _createdByUserId }: EnvironmentRecord): Environment => ({
+  _id,
+  name,
+  _createdOn,
+  _createdByUserId,
+})
 
 export function environmentsRepository(store: RecordStore): EnvironmentsRepository {
   const environments = store.collection<EnvironmentRecord>('environments')
   return {
     async create({ _id, name }, actorId) {
       try {
-        return toEnvironment(await environments.insertOne({ _id, name, _createdOn: new Date().toISOString(), _createdByUserId: actorId }))
+        return toEnvironment(
+          await environments.insertOne({ _id, name, _createdOn: new Date().toISOString(), _createdByUserId: actorId }),
+        )
       } catch (err) {
-        if (err instanceof DuplicateKeyError) throw fail('duplicate_name', `The environment ${_id} exists`, 'This environment id is taken')
+        if (err instanceof DuplicateKeyError) {
+          throw fail('duplicate_name', `The environment ${_id} exists`, 'This environment id is taken')
+        }
         throw err
       }
     },

@@ -61,7 +61,10 @@ export function loginThrottle(store: RecordStore, options: LoginThrottleOptions)
       }
       const next = current.windowStart + windowMs <= now ? { count: 1, windowStart: now } : { count: current.count + 1 }
       // Compare-and-set on what was read, so concurrent failures are all counted.
-      const updated = await failures.updateOne({ _id, count: current.count, windowStart: current.windowStart }, { $set: next })
+      const updated = await failures.updateOne(
+        { _id, count: current.count, windowStart: current.windowStart },
+        { $set: next },
+      )
       if (updated) return
     }
   }

@@ -1,6 +1,11 @@
 import { randomBytes } from 'node:crypto'
 import { hashToken } from '@quire/auth'
-import type { CreateLongLivedTokenBody, CreatedLongLivedToken, LongLivedToken, LongLivedTokenRecord } from '@quire/contracts'
+import type {
+  CreateLongLivedTokenBody,
+  CreatedLongLivedToken,
+  LongLivedToken,
+  LongLivedTokenRecord,
+} from '@quire/contracts'
 import { newObjectId, type RecordStore } from '@quire/records'
 import { fail } from '@quire/service-kit'
 

@@ -22,7 +22,10 @@ export interface Mailer {
   send(mail: Mail): Promise<void>
 }
 
-export function mailer(store: RecordStore, options: { smtpUrl?: string; from: string; log: FastifyBaseLogger }): Mailer {
+export function mailer(
+  store: RecordStore,
+  options: { smtpUrl?: string; from: string; log: FastifyBaseLogger },
+): Mailer {
   const outbox = store.collection<OutboxRecord>('mail_outbox')
   const transport = options.smtpUrl ? createTransport(options.smtpUrl) : undefined
 
@@ -40,7 +43,13 @@ export function mailer(store: RecordStore, options: { smtpUrl?: string; from: st
 
   return {
     async send(mail) {
-      const record = await outbox.insertOne({ _id: newObjectId(), from: options.from, status: 'queued', _createdOn: new Date().toISOString(), ...mail })
+      const record = await outbox.insertOne({
+        _id: newObjectId(),
+        from: options.from,
+        status: 'queued',
+        _createdOn: new Date().toISOString(),
+        ...mail,
+      })
       // Not awaited: how long an SMTP server takes must not tell a caller whether an account exists.
       void deliver(record)
     },

@@ -31,7 +31,10 @@ export function passwordReset(
   const users = store.collection<UserRecord>('users')
   const resets = store.collection<PasswordResetRecord>('password_resets')
 
-  async function findAccount({ email, username }: ResetPasswordBody): Promise<{ user: UserRecord; address: string } | null> {
+  async function findAccount({
+    email,
+    username,
+  }: ResetPasswordBody): Promise<{ user: UserRecord; address: string } | null> {
     if (email !== undefined) {
       const address = email.toLowerCase()
       const user = await users.findOne({ 'globalEmails.address': address })
@@ -72,12 +75,21 @@ export function passwordReset(
       // Deleting is what consumes it: of two concurrent confirmations only one gets the record.
       const reset = await resets.deleteOne({ tokenHash: hashToken(token) })
       if (!reset || reset.expiresAt <= options.now()) {
-        throw fail('unauthorized', 'The reset token is invalid, used or expired', 'This reset link no longer works; ask for a new one')
+        throw fail(
+          'unauthorized',
+          'The reset token is invalid, used or expired',
+          'This reset link no longer works; ask for a new one',
+        )
       }
       const updated = await users.updateOne(
         { _id: reset.userId },
         // Access tokens carry their issue time; every one issued before now is refused from here on.
-        { $set: { 'authentication.passwordHash': await hashPassword(password), 'authentication.sessionsValidAfter': Date.now() } },
+        {
+          $set: {
+            'authentication.passwordHash': await hashPassword(password),
+            'authentication.sessionsValidAfter': Date.now(),
+          },
+        },
       )
       if (!updated) throw fail('unauthorized', 'The reset token is invalid, used or expired')
       await resets.deleteMany({ userId: reset.userId })

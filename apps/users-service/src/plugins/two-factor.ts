@@ -26,7 +26,14 @@ const hashRecoveryCode = (code: string) => hashToken(code.replace(/[\s-]/g, '').
 /** TOTP (RFC 6238, SHA-1, 6 digits, 30 s). `now` is the clock in ms, injectable so tests use a fixed one. */
 export function twoFactor(options: { issuer: string; now: () => number }): TwoFactor {
   const totp = (secret: string, label = '') =>
-    new TOTP({ issuer: options.issuer, label, algorithm: 'SHA1', digits: 6, period: PERIOD, secret: Secret.fromBase32(secret) })
+    new TOTP({
+      issuer: options.issuer,
+      label,
+      algorithm: 'SHA1',
+      digits: 6,
+      period: PERIOD,
+      secret: Secret.fromBase32(secret),
+    })
 
   return {
     setup(username) {

@@ -55,7 +55,10 @@ export function parseUserQuery(raw: string | undefined, environmentId: string): 
 /** `exclude`: a JSON array of top-level field names; `authentication` is always among them. */
 export function parseExclude(raw: string | undefined): string[] {
   const value = raw === undefined ? [] : parseJson('exclude', raw)
-  if (!Array.isArray(value) || !value.every((field) => typeof field === 'string' && /^[A-Za-z_][\w]{0,63}$/.test(field))) {
+  if (
+    !Array.isArray(value) ||
+    !value.every((field) => typeof field === 'string' && /^[A-Za-z_][\w]{0,63}$/.test(field))
+  ) {
     throw fail('invalid_query', 'exclude must be a JSON array of top-level field names')
   }
   if (value.includes('_id')) throw fail('invalid_query', 'exclude cannot leave out _id')

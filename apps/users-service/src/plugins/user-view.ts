@@ -19,7 +19,9 @@ export function toUser(record: UserRecord, environmentId: string, exclude: Reado
     _lastModifiedOn: record._lastModifiedOn,
     _lastModifiedByUserId: record._lastModifiedByUserId,
   }
-  return exclude.size === 0 ? user : (Object.fromEntries(Object.entries(user).filter(([field]) => !exclude.has(field))) as User)
+  return exclude.size === 0
+    ? user
+    : (Object.fromEntries(Object.entries(user).filter(([field]) => !exclude.has(field))) as User)
 }
 
 /** What other records show when they refer to this user in `environmentId`. */

@@ -1,5 +1,12 @@
 import type { CreateUserBody, EnvironmentEntry, PatchUserBody, UserRecord } from '@quire/contracts'
-import { ConflictError, DuplicateKeyError, InvalidQueryError, newObjectId, type Filter, type RecordStore } from '@quire/records'
+import {
+  ConflictError,
+  DuplicateKeyError,
+  InvalidQueryError,
+  newObjectId,
+  type Filter,
+  type RecordStore,
+} from '@quire/records'
 import { fail } from '@quire/service-kit'
 import { hashPassword } from './passwords.js'
 
@@ -19,7 +26,15 @@ export interface UsersRepository {
   updateEntry(user: UserRecord, environmentId: string, changes: PatchUserBody, actorId: string): Promise<UserRecord>
 }
 
-const DEFAULT_ENTRY: EnvironmentEntry = { name: '', email: '', language: 'en', locale: 'en', administrator: false, active: true, groups: [] }
+const DEFAULT_ENTRY: EnvironmentEntry = {
+  name: '',
+  email: '',
+  language: 'en',
+  locale: 'en',
+  administrator: false,
+  active: true,
+  groups: [],
+}
 /** Concurrent changes to one user's entries in different environments are rare; retry a few times. */
 const MAX_ATTEMPTS = 5
 
@@ -92,7 +107,10 @@ export function usersRepository(store: RecordStore): UsersRepository {
       for (let attempt = 0; attempt < MAX_ATTEMPTS && current; attempt++) {
         const existing = current.profile.environments[environmentId]
         const entry = { ...DEFAULT_ENTRY, ...existing, ...entryChanges(changes) }
-        const { environmentIds, activeEnvironmentIds } = derivedIds({ ...current.profile.environments, [environmentId]: entry })
+        const { environmentIds, activeEnvironmentIds } = derivedIds({
+          ...current.profile.environments,
+          [environmentId]: entry,
+        })
         const path = `profile.environments.${environmentId}`
         // Field by field into an existing entry, so concurrent changes of other fields are kept.
         const entrySet = existing
@@ -100,7 +118,11 @@ export function usersRepository(store: RecordStore): UsersRepository {
           : { [path]: entry }
         // Only written when the derived lists are still those we derived from: no lost update of another entry.
         const updated = await users.updateOne(
-          { _id: current._id, environmentIds: current.environmentIds, activeEnvironmentIds: current.activeEnvironmentIds },
+          {
+            _id: current._id,
+            environmentIds: current.environmentIds,
+            activeEnvironmentIds: current.activeEnvironmentIds,
+          },
           {
             $set: {
               ...entrySet,

@@ -30,15 +30,26 @@ export interface AuthRoutesOptions {
 export const authRoutes: FastifyPluginAsyncTypebox<AuthRoutesOptions> = async (app, options) => {
   const { accounts, passwordReset, accessTokenTtl } = options
 
-  app.post('/login', { schema: { body: LoginBodySchema, response: { 200: Ok(LoginResultSchema) } } }, async function login(request, reply) {
-    const outcome = await accounts.login({ ...request.body, address: request.ip })
-    if ('retryAfter' in outcome) {
-      reply.header('retry-after', String(outcome.retryAfter))
-      throw fail('rate_limited', `Too many failed logins; retry in ${outcome.retryAfter} s`, 'Too many failed attempts; please wait and try again')
-    }
-    const accessToken = app.auth.issueAccessToken(outcome.userId)
-    return { status: 'ok' as const, data: { accessToken, tokenType: 'Bearer' as const, expiresIn: accessTokenTtl, userId: outcome.userId } }
-  })
+  app.post(
+    '/login',
+    { schema: { body: LoginBodySchema, response: { 200: Ok(LoginResultSchema) } } },
+    async function login(request, reply) {
+      const outcome = await accounts.login({ ...request.body, address: request.ip })
+      if ('retryAfter' in outcome) {
+        reply.header('retry-after', String(outcome.retryAfter))
+        throw fail(
+          'rate_limited',
+          `Too many failed logins; retry in ${outcome.retryAfter} s`,
+          'Too many failed attempts; please wait and try again',
+        )
+      }
+      const accessToken = app.auth.issueAccessToken(outcome.userId)
+      return {
+        status: 'ok' as const,
+        data: { accessToken, tokenType: 'Bearer' as const, expiresIn: accessTokenTtl, userId: outcome.userId },
+      }
+    },
+  )
 
   app.post(
     '/reset-password',
@@ -66,12 +77,18 @@ export const authRoutes: FastifyPluginAsyncTypebox<AuthRoutesOptions> = async (a
 const twoFactorRoutes: FastifyPluginAsyncTypebox<Pick<AuthRoutesOptions, 'accounts'>> = async (app, { accounts }) => {
   app.addHook('onRequest', app.auth.authenticate)
   app.addHook('onRequest', async function requireInteractiveSignIn(request) {
-    if (request.caller.via !== 'access-token') throw fail('forbidden', 'Two-factor setup needs an access token from /auth/login')
+    if (request.caller.via !== 'access-token') {
+      throw fail('forbidden', 'Two-factor setup needs an access token from /auth/login')
+    }
   })
 
-  app.post('/2fa/setup', { schema: { response: { 200: Ok(TwoFactorSetupSchema) } } }, async function setupTwoFactor(request) {
-    return { status: 'ok' as const, data: await accounts.setupTwoFactor(request.caller.userId) }
-  })
+  app.post(
+    '/2fa/setup',
+    { schema: { response: { 200: Ok(TwoFactorSetupSchema) } } },
+    async function setupTwoFactor(request) {
+      return { status: 'ok' as const, data: await accounts.setupTwoFactor(request.caller.userId) }
+    },
+  )
 
   app.post(
     '/2fa/enable',
@@ -83,7 +100,10 @@ const twoFactorRoutes: FastifyPluginAsyncTypebox<Pick<AuthRoutesOptions, 'accoun
 }
 
 /** An administrator of the given environment, or a super-administrator with or without one. */
-const resetTwoFactorRoutes: FastifyPluginAsyncTypebox<Pick<AuthRoutesOptions, 'accounts' | 'users'>> = async (app, { accounts, users }) => {
+const resetTwoFactorRoutes: FastifyPluginAsyncTypebox<Pick<AuthRoutesOptions, 'accounts' | 'users'>> = async (
+  app,
+  { accounts, users },
+) => {
   const scoped: onRequestAsyncHookHandler = async function scopeWhenGiven(request, reply) {
     const hook = request.headers['environment-id'] === undefined ? app.auth.authenticate : app.auth.requireEnvironment
     await hook.call(app, request, reply)
@@ -99,8 +119,13 @@ const resetTwoFactorRoutes: FastifyPluginAsyncTypebox<Pick<AuthRoutesOptions, 'a
       if (caller.environmentId === null && !caller.superAdministrator) {
         throw fail('environment_id_missing', 'The environment-id header is required', 'No environment was selected')
       }
-      if (!caller.administrator && !caller.superAdministrator) throw fail('forbidden', 'This call needs an administrator of the environment')
-      const target = caller.environmentId === null ? await users.findById(userId) : await users.findInEnvironment(userId, caller.environmentId)
+      if (!caller.administrator && !caller.superAdministrator) {
+        throw fail('forbidden', 'This call needs an administrator of the environment')
+      }
+      const target =
+        caller.environmentId === null
+          ? await users.findById(userId)
+          : await users.findInEnvironment(userId, caller.environmentId)
       if (!target) throw fail('user_not_found', `No user ${userId} in ${caller.environmentId ?? 'any environment'}`)
       if (target.isSuperAdministrator && !caller.superAdministrator) {
         throw fail('forbidden', "Only a super-administrator may reset a super-administrator's 2FA")

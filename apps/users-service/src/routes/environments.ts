@@ -4,7 +4,10 @@ import { CreateEnvironmentBodySchema, EnvironmentSchema, Ok } from '@quire/contr
 import type { EnvironmentsRepository } from '../plugins/environments-repository.js'
 
 /** `/api/v2/environments`: super-administrators only, and no `environment-id` (they manage them all). */
-export const environmentsRoutes: FastifyPluginAsyncTypebox<{ environments: EnvironmentsRepository }> = async (app, { environments }) => {
+export const environmentsRoutes: FastifyPluginAsyncTypebox<{ environments: EnvironmentsRepository }> = async (
+  app,
+  { environments },
+) => {
   app.addHook('onRequest', app.auth.authenticate)
   app.addHook('onRequest', app.auth.requireSuperAdministrator)
 

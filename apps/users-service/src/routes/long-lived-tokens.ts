@@ -19,7 +19,10 @@ export interface LongLivedTokenRoutesOptions {
 }
 
 /** `/api/v2/users/{userId}/long-lived-tokens`: the user itself, or an administrator who may act for it. */
-export const longLivedTokenRoutes: FastifyPluginAsyncTypebox<LongLivedTokenRoutesOptions> = async (app, { users, tokens }) => {
+export const longLivedTokenRoutes: FastifyPluginAsyncTypebox<LongLivedTokenRoutesOptions> = async (
+  app,
+  { users, tokens },
+) => {
   app.addHook('onRequest', app.auth.requireEnvironment)
 
   app.post(
@@ -29,7 +32,11 @@ export const longLivedTokenRoutes: FastifyPluginAsyncTypebox<LongLivedTokenRoute
       preValidation: async function defaultBody(request) {
         request.body ??= {}
       },
-      schema: { params: UserParamsSchema, body: CreateLongLivedTokenBodySchema, response: { 201: Ok(Type.Array(CreatedLongLivedTokenSchema)) } },
+      schema: {
+        params: UserParamsSchema,
+        body: CreateLongLivedTokenBodySchema,
+        response: { 201: Ok(Type.Array(CreatedLongLivedTokenSchema)) },
+      },
     },
     async function createLongLivedToken(request, reply) {
       const user = await userToActFor(users, request.caller, request.params.userId)

@@ -32,47 +32,66 @@ export const usersRoutes: FastifyPluginAsyncTypebox<{ users: UsersRepository }> 
 
   const findOr404 = async (userId: string, environmentId: string) => {
     const user = await users.findInEnvironment(userId, environmentId)
-    if (!user) throw fail('user_not_found', `No user ${userId} in environment ${environmentId}`, 'This user does not exist')
+    if (!user) {
+      throw fail('user_not_found', `No user ${userId} in environment ${environmentId}`, 'This user does not exist')
+    }
     return user
   }
 
-  app.get('/', { schema: { querystring: UserListQuerySchema, response: { 200: Page(UserSchema) } } }, async function listUsers(request) {
-    const environmentId = request.caller.environmentId ?? ''
-    const filter = parseUserQuery(request.query.query, environmentId)
-    const exclude = parseExclude(request.query.exclude)
-    const { after, limit } = request.query
-    const page = await users.list(environmentId, { filter, after, limit })
-    const hidden = new Set(exclude)
-    const last = page.users.at(-1)
-    return {
-      status: 'ok' as const,
-      data: page.users.map((user) => toUser(user, environmentId, hidden)),
-      pagination: {
-        hasPrevious: after !== undefined,
-        hasNext: page.hasNext,
-        type: 'cursor' as const,
-        ...(page.hasNext && last ? { next: nextPage(request.query, exclude, last._id) } : {}),
-      },
-    }
-  })
+  app.get(
+    '/',
+    { schema: { querystring: UserListQuerySchema, response: { 200: Page(UserSchema) } } },
+    async function listUsers(request) {
+      const environmentId = request.caller.environmentId ?? ''
+      const filter = parseUserQuery(request.query.query, environmentId)
+      const exclude = parseExclude(request.query.exclude)
+      const { after, limit } = request.query
+      const page = await users.list(environmentId, { filter, after, limit })
+      const hidden = new Set(exclude)
+      const last = page.users.at(-1)
+      return {
+        status: 'ok' as const,
+        data: page.users.map((user) => toUser(user, environmentId, hidden)),
+        pagination: {
+          hasPrevious: after !== undefined,
+          hasNext: page.hasNext,
+          type: 'cursor' as const,
+          ...(page.hasNext && last ? { next: nextPage(request.query, exclude, last._id) } : {}),
+        },
+      }
+    },
+  )
 
-  app.get('/:userId', { schema: { params: UserParamsSchema, response: { 200: OneUserSchema } } }, async function getUser(request) {
-    const environmentId = request.caller.environmentId ?? ''
-    return { status: 'ok' as const, data: [toUser(await findOr404(request.params.userId, environmentId), environmentId)] }
-  })
+  app.get(
+    '/:userId',
+    { schema: { params: UserParamsSchema, response: { 200: OneUserSchema } } },
+    async function getUser(request) {
+      const environmentId = request.caller.environmentId ?? ''
+      return {
+        status: 'ok' as const,
+        data: [toUser(await findOr404(request.params.userId, environmentId), environmentId)],
+      }
+    },
+  )
 
   app.get(
     '/:userId/reference-data',
     { schema: { params: UserParamsSchema, response: { 200: Ok(UserReferenceDataSchema) } } },
     async function getReferenceData(request) {
       const environmentId = request.caller.environmentId ?? ''
-      return { status: 'ok' as const, data: toReferenceData(await findOr404(request.params.userId, environmentId), environmentId) }
+      return {
+        status: 'ok' as const,
+        data: toReferenceData(await findOr404(request.params.userId, environmentId), environmentId),
+      }
     },
   )
 
   app.post(
     '/',
-    { onRequest: app.auth.requireAdministrator, schema: { body: CreateUserBodySchema, response: { 201: OneUserSchema } } },
+    {
+      onRequest: app.auth.requireAdministrator,
+      schema: { body: CreateUserBodySchema, response: { 201: OneUserSchema } },
+    },
     async function createUser(request, reply) {
       const environmentId = request.caller.environmentId ?? ''
       const user = await users.create(request.body, environmentId, request.caller.userId)
@@ -82,7 +101,10 @@ export const usersRoutes: FastifyPluginAsyncTypebox<{ users: UsersRepository }> 
 
   app.patch(
     '/:userId',
-    { onRequest: app.auth.requireAdministrator, schema: { params: UserParamsSchema, body: PatchUserBodySchema, response: { 200: OneUserSchema } } },
+    {
+      onRequest: app.auth.requireAdministrator,
+      schema: { params: UserParamsSchema, body: PatchUserBodySchema, response: { 200: OneUserSchema } },
+    },
     async function updateUser(request) {
       const { caller } = request
       const environmentId = caller.environmentId ?? ''
@@ -90,7 +112,13 @@ export const usersRoutes: FastifyPluginAsyncTypebox<{ users: UsersRepository }> 
       const user = caller.superAdministrator
         ? await users.findById(request.params.userId)
         : await users.findInEnvironment(request.params.userId, environmentId)
-      if (!user) throw fail('user_not_found', `No user ${request.params.userId} in environment ${environmentId}`, 'This user does not exist')
+      if (!user) {
+        throw fail(
+          'user_not_found',
+          `No user ${request.params.userId} in environment ${environmentId}`,
+          'This user does not exist',
+        )
+      }
       const updated = await users.updateEntry(user, environmentId, request.body, caller.userId)
       return { status: 'ok' as const, data: [toUser(updated, environmentId)] }
     },

@@ -18,7 +18,12 @@ async function alice(built: Built, environments = [ENV_A]): Promise<string> {
   })
   const userId: string = created.json().data[0]._id
   for (const environmentId of others) {
-    await built.call({ method: 'PATCH', url: `/api/v2/users/${userId}`, headers: headers(built.token(built.adminId), environmentId), payload: {} })
+    await built.call({
+      method: 'PATCH',
+      url: `/api/v2/users/${userId}`,
+      headers: headers(built.token(built.adminId), environmentId),
+      payload: {},
+    })
   }
   return userId
 }
@@ -27,7 +32,11 @@ const login = (built: Built, payload: Record<string, string>, remoteAddress = '1
   built.call({ method: 'POST', url: '/auth/login', payload, remoteAddress })
 
 t.test('login records lastLogin; failed logins are throttled per account and per address', async (t) => {
-  const built = await build(t, { QUIRE_LOGIN_MAX_FAILURES_PER_ACCOUNT: '3', QUIRE_LOGIN_MAX_FAILURES_PER_ADDRESS: '5', QUIRE_LOGIN_WINDOW_SECONDS: '60' })
+  const built = await build(t, {
+    QUIRE_LOGIN_MAX_FAILURES_PER_ACCOUNT: '3',
+    QUIRE_LOGIN_MAX_FAILURES_PER_ADDRESS: '5',
+    QUIRE_LOGIN_WINDOW_SECONDS: '60',
+  })
   const userId = await alice(built)
 
   const ok = await login(built, { username: 'alice', password: PASSWORD })
@@ -37,7 +46,11 @@ t.test('login records lastLogin; failed logins are throttled per account and per
   t.match(stored?.lastLogin, /^\d{4}-\d\d-\d\dT/)
 
   for (let i = 0; i < 3; i++) {
-    const wrong = await login(built, { username: i === 1 ? 'alice@example.com' : 'alice', password: 'wrong' }, `10.0.0.${i}`)
+    const wrong = await login(
+      built,
+      { username: i === 1 ? 'alice@example.com' : 'alice', password: 'wrong' },
+      `10.0.0.${i}`,
+    )
     t.equal(wrong.statusCode, 401)
   }
   const throttled = await login(built, { username: 'alice', password: PASSWORD }, '10.0.0.9')
@@ -75,7 +88,11 @@ t.test('password reset: always 200, single-use token in the outbox, expires, end
   t.equal(invalid.statusCode, 400)
   t.equal(invalid.json().error, 'validation_error')
 
-  const requested = await built.call({ method: 'POST', url: '/api/v2/auth/reset-password', payload: { email: 'Alice@Example.com' } })
+  const requested = await built.call({
+    method: 'POST',
+    url: '/api/v2/auth/reset-password',
+    payload: { email: 'Alice@Example.com' },
+  })
   t.same(requested.json(), { status: 'ok', data: { requested: true } })
   const [mail] = await outbox.find({})
   t.match(mail, { to: 'alice@example.com', status: 'queued', subject: String })
@@ -85,7 +102,11 @@ t.test('password reset: always 200, single-use token in the outbox, expires, end
   t.equal(pending.length, 1)
   t.notOk(JSON.stringify(pending).includes(token), 'only the hash of the token is stored')
 
-  const confirmed = await built.call({ method: 'POST', url: '/auth/reset-password/confirm', payload: { token, password: 'new password!' } })
+  const confirmed = await built.call({
+    method: 'POST',
+    url: '/auth/reset-password/confirm',
+    payload: { token, password: 'new password!' },
+  })
   t.equal(confirmed.statusCode, 200)
   t.same(confirmed.json(), { status: 'ok', data: { userId } })
   t.equal((await login(built, { username: 'alice', password: PASSWORD })).statusCode, 401, 'the old password is gone')
@@ -93,7 +114,11 @@ t.test('password reset: always 200, single-use token in the outbox, expires, end
   const revoked = await built.call({ method: 'GET', url: '/api/v2/users', headers: headers(oldSession, ENV_A) })
   t.equal(revoked.statusCode, 401, 'access tokens issued before the reset are refused')
 
-  const reused = await built.call({ method: 'POST', url: '/auth/reset-password/confirm', payload: { token, password: 'third password' } })
+  const reused = await built.call({
+    method: 'POST',
+    url: '/auth/reset-password/confirm',
+    payload: { token, password: 'third password' },
+  })
   t.equal(reused.statusCode, 401, 'single use')
   t.equal(reused.json().error, 'unauthorized')
 
@@ -101,10 +126,18 @@ t.test('password reset: always 200, single-use token in the outbox, expires, end
   const [, second] = await outbox.find({}, { sort: { _id: 1 } })
   const secondToken = /Reset token: (\S+)/.exec(second?.text ?? '')?.[1] ?? ''
   built.clock.now += 601_000
-  const expired = await built.call({ method: 'POST', url: '/auth/reset-password/confirm', payload: { token: secondToken, password: 'third password' } })
+  const expired = await built.call({
+    method: 'POST',
+    url: '/auth/reset-password/confirm',
+    payload: { token: secondToken, password: 'third password' },
+  })
   t.equal(expired.statusCode, 401, 'expired')
   t.equal(expired.json().error, 'unauthorized')
-  const short = await built.call({ method: 'POST', url: '/auth/reset-password/confirm', payload: { token: secondToken, password: 'short' } })
+  const short = await built.call({
+    method: 'POST',
+    url: '/auth/reset-password/confirm',
+    payload: { token: secondToken, password: 'short' },
+  })
   t.equal(short.statusCode, 400)
   t.equal(short.json().error, 'validation_error')
 })
@@ -117,7 +150,12 @@ t.test('2FA with a fixed clock: setup, enable, login with a TOTP or a recovery c
 
   const unauthenticated = await built.call({ method: 'POST', url: '/auth/2fa/setup' })
   t.equal(unauthenticated.statusCode, 401)
-  const notStarted = await built.call({ method: 'POST', url: '/auth/2fa/enable', headers: auth, payload: { code: '123456' } })
+  const notStarted = await built.call({
+    method: 'POST',
+    url: '/auth/2fa/enable',
+    headers: auth,
+    payload: { code: '123456' },
+  })
   t.equal(notStarted.statusCode, 400)
   t.equal(notStarted.json().error, 'validation_error')
 
@@ -126,15 +164,26 @@ t.test('2FA with a fixed clock: setup, enable, login with a TOTP or a recovery c
   const { secret, uri } = setup.json().data
   t.match(uri, /^otpauth:\/\/totp\/Quire:alice\?.*secret=/)
   t.match(uri, `secret=${secret}`)
-  const code = (offsetSteps = 0) => TOTP.generate({ secret: Secret.fromBase32(secret), timestamp: built.clock.now + offsetSteps * 30_000 })
+  const code = (offsetSteps = 0) =>
+    TOTP.generate({ secret: Secret.fromBase32(secret), timestamp: built.clock.now + offsetSteps * 30_000 })
 
   const pendingLogin = await login(built, { username: 'alice', password: PASSWORD })
   t.equal(pendingLogin.statusCode, 200, 'a setup not yet enabled changes nothing at login')
 
-  const wrongCode = await built.call({ method: 'POST', url: '/auth/2fa/enable', headers: auth, payload: { code: code(5) } })
+  const wrongCode = await built.call({
+    method: 'POST',
+    url: '/auth/2fa/enable',
+    headers: auth,
+    payload: { code: code(5) },
+  })
   t.equal(wrongCode.statusCode, 400)
   t.equal(wrongCode.json().error, 'validation_error')
-  const enabled = await built.call({ method: 'POST', url: '/auth/2fa/enable', headers: auth, payload: { code: code() } })
+  const enabled = await built.call({
+    method: 'POST',
+    url: '/auth/2fa/enable',
+    headers: auth,
+    payload: { code: code() },
+  })
   t.equal(enabled.statusCode, 200)
   const { recoveryCodes } = enabled.json().data
   t.equal(recoveryCodes.length, 10)
@@ -161,7 +210,11 @@ t.test('2FA with a fixed clock: setup, enable, login with a TOTP or a recovery c
   const sameCode = await login(built, { username: 'alice', password: PASSWORD, code: code() })
   t.equal(sameCode.statusCode, 401, 'a TOTP code works once')
 
-  const withRecovery = await login(built, { username: 'alice', password: PASSWORD, code: recoveryCodes[0].toUpperCase() })
+  const withRecovery = await login(built, {
+    username: 'alice',
+    password: PASSWORD,
+    code: recoveryCodes[0].toUpperCase(),
+  })
   t.equal(withRecovery.statusCode, 200, 'a recovery code works (case and dash insensitive)')
   const recoveryAgain = await login(built, { username: 'alice', password: PASSWORD, code: recoveryCodes[0] })
   t.equal(recoveryAgain.statusCode, 401, 'once')
@@ -173,8 +226,19 @@ t.test('reset-2FA: administrators of the environment or super-administrators; au
   const userId = await alice(built)
   const session = (await login(built, { username: 'alice', password: PASSWORD })).json().data.accessToken
   const users = built.resources.store.collection<UserRecord>('users')
-  await users.updateOne({ _id: userId }, { $set: { 'authentication.totpSecret': 'JBSWY3DPEHPK3PXP', 'authentication.totpEnabled': true, 'authentication.recoveryCodeHashes': ['x'] } })
-  const { record: adminA, token: adminAToken } = await built.user({ environments: { [ENV_A]: { administrator: true } } })
+  await users.updateOne(
+    { _id: userId },
+    {
+      $set: {
+        'authentication.totpSecret': 'JBSWY3DPEHPK3PXP',
+        'authentication.totpEnabled': true,
+        'authentication.recoveryCodeHashes': ['x'],
+      },
+    },
+  )
+  const { record: adminA, token: adminAToken } = await built.user({
+    environments: { [ENV_A]: { administrator: true } },
+  })
   const { token: adminBToken } = await built.user({ environments: { [ENV_B]: { administrator: true } } })
   const { token: memberToken } = await built.user({ environments: { [ENV_A]: {} } })
   const reset = (requestHeaders: Record<string, string>, target = userId) =>
@@ -201,12 +265,23 @@ t.test('reset-2FA: administrators of the environment or super-administrators; au
   t.notOk(stored?.authentication.totpEnabled)
   t.notOk(stored?.authentication.recoveryCodeHashes)
   const audit = await built.resources.store.collection<AuditRecord>('audit_log').find({})
-  t.match(audit, [{ action: 'reset-2FA', actorUserId: adminA._id, targetUserId: userId, environmentId: ENV_A, _createdOn: String }])
+  t.match(audit, [
+    { action: 'reset-2FA', actorUserId: adminA._id, targetUserId: userId, environmentId: ENV_A, _createdOn: String },
+  ])
   const old = await built.call({ method: 'GET', url: '/api/v2/users', headers: headers(session, ENV_A) })
   t.equal(old.statusCode, 401, "the user's sessions are revoked")
-  t.equal((await login(built, { username: 'alice', password: PASSWORD })).statusCode, 200, 'login needs no code any more')
+  t.equal(
+    (await login(built, { username: 'alice', password: PASSWORD })).statusCode,
+    200,
+    'login needs no code any more',
+  )
 
-  const bySuper = await built.call({ method: 'POST', url: '/api/v2/auth/reset-2FA', headers: headers(built.token(built.adminId)), payload: { userId } })
+  const bySuper = await built.call({
+    method: 'POST',
+    url: '/api/v2/auth/reset-2FA',
+    headers: headers(built.token(built.adminId)),
+    payload: { userId },
+  })
   t.equal(bySuper.statusCode, 200, 'a super-administrator needs no environment')
   const unknown = await reset(headers(built.token(built.adminId)), 'nobody')
   t.equal(unknown.statusCode, 404)

@@ -5,19 +5,37 @@ t.test('super-administrators create and list environments without an environment
   const { call, token, adminId, user } = await build(t)
   const auth = headers(token(adminId))
 
-  const created = await call({ method: 'POST', url: '/api/v2/environments', headers: auth, payload: { _id: 'acme_prod', name: 'Acme' } })
+  const created = await call({
+    method: 'POST',
+    url: '/api/v2/environments',
+    headers: auth,
+    payload: { _id: 'acme_prod', name: 'Acme' },
+  })
   t.equal(created.statusCode, 201)
   t.match(created.json(), { status: 'ok', data: { _id: 'acme_prod', name: 'Acme', _createdByUserId: adminId } })
 
   const listed = await call({ method: 'GET', url: '/api/v2/environments', headers: auth })
   t.equal(listed.statusCode, 200)
-  t.same(listed.json().data.map((e: { _id: string }) => e._id), ['acme_prod', ENV_A, ENV_B])
+  t.same(
+    listed.json().data.map((e: { _id: string }) => e._id),
+    ['acme_prod', ENV_A, ENV_B],
+  )
 
-  const taken = await call({ method: 'POST', url: '/api/v2/environments', headers: auth, payload: { _id: 'acme_prod', name: 'Again' } })
+  const taken = await call({
+    method: 'POST',
+    url: '/api/v2/environments',
+    headers: auth,
+    payload: { _id: 'acme_prod', name: 'Again' },
+  })
   t.equal(taken.statusCode, 409)
   t.equal(taken.json().error, 'duplicate_name')
 
-  const badId = await call({ method: 'POST', url: '/api/v2/environments', headers: auth, payload: { _id: 'Not A Slug', name: 'x' } })
+  const badId = await call({
+    method: 'POST',
+    url: '/api/v2/environments',
+    headers: auth,
+    payload: { _id: 'Not A Slug', name: 'x' },
+  })
   t.equal(badId.statusCode, 400)
   t.equal(badId.json().error, 'validation_error')
   t.match(badId.json().description, /_id/)

@@ -7,7 +7,10 @@ import { build, ENV_A, ENV_B, headers, type Built } from '../helper.js'
 /** Another service as every service is built: the auth plugin over the shared store, public key only. */
 async function otherService(t: Test, built: Built) {
   const server = createServer({ logLevel: 'silent' })
-  await server.register(authPlugin, { keys: { publicKey: built.resources.keys.publicKey }, identity: recordsIdentity(built.resources.store) })
+  await server.register(authPlugin, {
+    keys: { publicKey: built.resources.keys.publicKey },
+    identity: recordsIdentity(built.resources.store),
+  })
   server.register(async (scoped) => {
     scoped.addHook('onRequest', scoped.auth.requireEnvironment)
     scoped.get('/api/v2/whoami', async (request) => ({ userId: request.caller.userId, via: request.caller.via }))
@@ -16,54 +19,73 @@ async function otherService(t: Test, built: Built) {
   return server
 }
 
-t.test('a user mints, lists and revokes its own long-lived tokens; a revoked one stops working everywhere', async (t) => {
-  const built = await build(t)
-  const { call, user, resources } = built
-  const { record: alice, token: aliceToken } = await user({ environments: { [ENV_A]: {} } })
-  const url = `/api/v2/users/${alice._id}/long-lived-tokens`
-  const auth = headers(aliceToken, ENV_A)
+t.test(
+  'a user mints, lists and revokes its own long-lived tokens; a revoked one stops working everywhere',
+  async (t) => {
+    const built = await build(t)
+    const { call, user, resources } = built
+    const { record: alice, token: aliceToken } = await user({ environments: { [ENV_A]: {} } })
+    const url = `/api/v2/users/${alice._id}/long-lived-tokens`
+    const auth = headers(aliceToken, ENV_A)
 
-  const bare = await call({ method: 'POST', url, headers: auth })
-  t.equal(bare.statusCode, 201, 'no body, as in the spec example')
-  const created = await call({ method: 'POST', url, headers: auth, payload: { name: 'ci', expiresOn: '2999-01-01T00:00:00.000Z' } })
-  t.equal(created.statusCode, 201)
-  const [minted] = created.json().data
-  t.match(minted, { _id: /^[0-9a-f]{24}$/, token: /^qlt_[\w-]{43}$/, name: 'ci', expiresOn: '2999-01-01T00:00:00.000Z', _createdOn: String })
-  const stored = await resources.store.collection<LongLivedTokenRecord>('long_lived_tokens').findOne({ _id: minted._id })
-  t.equal(stored?.tokenHash, hashToken(minted.token), 'stored as its hash')
-  t.notOk(JSON.stringify(stored).includes(minted.token), 'the secret itself is stored nowhere')
+    const bare = await call({ method: 'POST', url, headers: auth })
+    t.equal(bare.statusCode, 201, 'no body, as in the spec example')
+    const created = await call({
+      method: 'POST',
+      url,
+      headers: auth,
+      payload: { name: 'ci', expiresOn: '2999-01-01T00:00:00.000Z' },
+    })
+    t.equal(created.statusCode, 201)
+    const [minted] = created.json().data
+    t.match(minted, {
+      _id: /^[0-9a-f]{24}$/,
+      token: /^qlt_[\w-]{43}$/,
+      name: 'ci',
+      expiresOn: '2999-01-01T00:00:00.000Z',
+      _createdOn: String,
+    })
+    const stored = await resources.store
+      .collection<LongLivedTokenRecord>('long_lived_tokens')
+      .findOne({ _id: minted._id })
+    t.equal(stored?.tokenHash, hashToken(minted.token), 'stored as its hash')
+    t.notOk(JSON.stringify(stored).includes(minted.token), 'the secret itself is stored nowhere')
 
-  const listed = await call({ method: 'GET', url, headers: auth })
-  t.equal(listed.statusCode, 200)
-  t.same(listed.json().data.map((token: { name: string }) => token.name), ['', 'ci'])
-  t.notOk(JSON.stringify(listed.json()).includes(minted.token), 'listing never shows the secret')
-  t.notOk('token' in listed.json().data[1])
+    const listed = await call({ method: 'GET', url, headers: auth })
+    t.equal(listed.statusCode, 200)
+    t.same(
+      listed.json().data.map((token: { name: string }) => token.name),
+      ['', 'ci'],
+    )
+    t.notOk(JSON.stringify(listed.json()).includes(minted.token), 'listing never shows the secret')
+    t.notOk('token' in listed.json().data[1])
 
-  const other = await otherService(t, built)
-  const before = await other.inject({ method: 'GET', url: '/api/v2/whoami', headers: headers(minted.token, ENV_A) })
-  t.equal(before.statusCode, 200, 'usable as Bearer on another service')
-  t.same(before.json(), { userId: alice._id, via: 'long-lived-token' })
+    const other = await otherService(t, built)
+    const before = await other.inject({ method: 'GET', url: '/api/v2/whoami', headers: headers(minted.token, ENV_A) })
+    t.equal(before.statusCode, 200, 'usable as Bearer on another service')
+    t.same(before.json(), { userId: alice._id, via: 'long-lived-token' })
 
-  const revoked = await call({ method: 'DELETE', url: `${url}/${minted._id}`, headers: auth })
-  t.equal(revoked.statusCode, 200)
-  t.same(revoked.json(), { status: 'ok', data: { _id: minted._id, revoked: true } })
-  const after = await other.inject({ method: 'GET', url: '/api/v2/whoami', headers: headers(minted.token, ENV_A) })
-  t.equal(after.statusCode, 401, 'refused at once by the other service')
-  t.equal(after.json().error, 'unauthorized')
-  const here = await call({ method: 'GET', url: '/api/v2/users', headers: headers(minted.token, ENV_A) })
-  t.equal(here.statusCode, 401, 'and by this one')
+    const revoked = await call({ method: 'DELETE', url: `${url}/${minted._id}`, headers: auth })
+    t.equal(revoked.statusCode, 200)
+    t.same(revoked.json(), { status: 'ok', data: { _id: minted._id, revoked: true } })
+    const after = await other.inject({ method: 'GET', url: '/api/v2/whoami', headers: headers(minted.token, ENV_A) })
+    t.equal(after.statusCode, 401, 'refused at once by the other service')
+    t.equal(after.json().error, 'unauthorized')
+    const here = await call({ method: 'GET', url: '/api/v2/users', headers: headers(minted.token, ENV_A) })
+    t.equal(here.statusCode, 401, 'and by this one')
 
-  const again = await call({ method: 'DELETE', url: `${url}/${minted._id}`, headers: auth })
-  t.equal(again.statusCode, 404)
-  t.equal(again.json().error, 'token_not_found')
+    const again = await call({ method: 'DELETE', url: `${url}/${minted._id}`, headers: auth })
+    t.equal(again.statusCode, 404)
+    t.equal(again.json().error, 'token_not_found')
 
-  const past = await call({ method: 'POST', url, headers: auth, payload: { expiresOn: '2000-01-01T00:00:00.000Z' } })
-  t.equal(past.statusCode, 400)
-  t.equal(past.json().error, 'validation_error')
-  const badBody = await call({ method: 'POST', url, headers: auth, payload: { token: 'chosen-by-me' } })
-  t.equal(badBody.statusCode, 400)
-  t.equal(badBody.json().error, 'validation_error')
-})
+    const past = await call({ method: 'POST', url, headers: auth, payload: { expiresOn: '2000-01-01T00:00:00.000Z' } })
+    t.equal(past.statusCode, 400)
+    t.equal(past.json().error, 'validation_error')
+    const badBody = await call({ method: 'POST', url, headers: auth, payload: { token: 'chosen-by-me' } })
+    t.equal(badBody.statusCode, 400)
+    t.equal(badBody.json().error, 'validation_error')
+  },
+)
 
 t.test('an expired long-lived token is refused', async (t) => {
   const built = await build(t)
@@ -93,7 +115,12 @@ t.test('administrators act for members they fully administer; never across envir
   const tokensOf = (userId: string) => `/api/v2/users/${userId}/long-lived-tokens`
   const asAdminA = headers(adminAToken, ENV_A)
 
-  const forMember = await call({ method: 'POST', url: tokensOf(member._id), headers: asAdminA, payload: { name: 'for member' } })
+  const forMember = await call({
+    method: 'POST',
+    url: tokensOf(member._id),
+    headers: asAdminA,
+    payload: { name: 'for member' },
+  })
   t.equal(forMember.statusCode, 201, 'an administrator mints for a member of its environment')
   t.equal(forMember.json().data[0]._createdByUserId, adminA._id)
   const listed = await call({ method: 'GET', url: tokensOf(member._id), headers: asAdminA })
@@ -105,7 +132,11 @@ t.test('administrators act for members they fully administer; never across envir
     t.equal(hidden.json().error, 'user_not_found')
   }
   const onlyBTokens = await call({ method: 'POST', url: tokensOf(onlyB._id), headers: headers(onlyBToken, ENV_B) })
-  const revokeAcross = await call({ method: 'DELETE', url: `${tokensOf(onlyB._id)}/${onlyBTokens.json().data[0]._id}`, headers: asAdminA })
+  const revokeAcross = await call({
+    method: 'DELETE',
+    url: `${tokensOf(onlyB._id)}/${onlyBTokens.json().data[0]._id}`,
+    headers: asAdminA,
+  })
   t.equal(revokeAcross.statusCode, 404)
   t.equal(revokeAcross.json().error, 'user_not_found')
 
@@ -122,7 +153,11 @@ t.test('administrators act for members they fully administer; never across envir
   t.equal(byMember.statusCode, 403, 'a member acts only for itself')
   t.equal(byMember.json().error, 'forbidden')
 
-  const wrongToken = await call({ method: 'DELETE', url: `${tokensOf(member._id)}/${onlyBTokens.json().data[0]._id}`, headers: asAdminA })
+  const wrongToken = await call({
+    method: 'DELETE',
+    url: `${tokensOf(member._id)}/${onlyBTokens.json().data[0]._id}`,
+    headers: asAdminA,
+  })
   t.equal(wrongToken.statusCode, 404, "another user's token id is not found under this user")
   t.equal(wrongToken.json().error, 'token_not_found')
 })

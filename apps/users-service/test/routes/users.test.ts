@@ -4,19 +4,40 @@ import { build, ENV_A, ENV_B, headers } from '../helper.js'
 
 t.test('lists the users of the environment only, in _id order, with the spec pagination', async (t) => {
   const { call, user, adminId, token } = await build(t)
-  const { record: alice, token: aliceToken } = await user({ username: 'alice', environments: { [ENV_A]: { name: 'Alice', groups: ['ops'] }, [ENV_B]: { name: 'Alice in B' } } })
+  const { record: alice, token: aliceToken } = await user({
+    username: 'alice',
+    environments: { [ENV_A]: { name: 'Alice', groups: ['ops'] }, [ENV_B]: { name: 'Alice in B' } },
+  })
   const { record: bob } = await user({ username: 'bob', environments: { [ENV_A]: { name: 'Bob', active: false } } })
   await user({ username: 'carol', environments: { [ENV_B]: {} } })
 
   const all = await call({ method: 'GET', url: '/api/v2/users', headers: headers(aliceToken, ENV_A) })
   t.equal(all.statusCode, 200, 'any member may list')
   const body = all.json()
-  t.same(body.data.map((u: { username: string }) => u.username), ['admin', 'alice', 'bob'], 'B-only users never appear')
+  t.same(
+    body.data.map((u: { username: string }) => u.username),
+    ['admin', 'alice', 'bob'],
+    'B-only users never appear',
+  )
   t.same(body.pagination, { hasPrevious: false, hasNext: false, type: 'cursor' })
   const listedAlice = body.data[1]
   t.same(Object.keys(listedAlice.profile.environments), [ENV_A], 'only the current environment entry')
-  t.same(listedAlice.profile.environments[ENV_A], { name: 'Alice', email: '', language: 'en', locale: 'en', administrator: false, active: true, groups: ['ops'] })
-  t.match(listedAlice, { _id: alice._id, username: 'alice', globalEmails: [], _createdOn: String, _lastModifiedByUserId: String })
+  t.same(listedAlice.profile.environments[ENV_A], {
+    name: 'Alice',
+    email: '',
+    language: 'en',
+    locale: 'en',
+    administrator: false,
+    active: true,
+    groups: ['ops'],
+  })
+  t.match(listedAlice, {
+    _id: alice._id,
+    username: 'alice',
+    globalEmails: [],
+    _createdOn: String,
+    _lastModifiedByUserId: String,
+  })
 
   const first = await call({ method: 'GET', url: '/api/v2/users?limit=1', headers: headers(token(adminId), ENV_A) })
   t.equal(first.json().data.length, 1)
@@ -26,12 +47,26 @@ t.test('lists the users of the environment only, in _id order, with the spec pag
     type: 'cursor',
     next: `limit=1&exclude=%5B%22authentication%22%5D&after=${adminId}`,
   })
-  const second = await call({ method: 'GET', url: `/api/v2/users?${first.json().pagination.next}`, headers: headers(token(adminId), ENV_A) })
-  t.same(second.json().data.map((u: { _id: string }) => u._id), [alice._id])
+  const second = await call({
+    method: 'GET',
+    url: `/api/v2/users?${first.json().pagination.next}`,
+    headers: headers(token(adminId), ENV_A),
+  })
+  t.same(
+    second.json().data.map((u: { _id: string }) => u._id),
+    [alice._id],
+  )
   t.equal(second.json().pagination.hasPrevious, true)
   t.equal(second.json().pagination.next, `limit=1&exclude=%5B%22authentication%22%5D&after=${alice._id}`)
-  const third = await call({ method: 'GET', url: `/api/v2/users?${second.json().pagination.next}`, headers: headers(token(adminId), ENV_A) })
-  t.same(third.json().data.map((u: { _id: string }) => u._id), [bob._id])
+  const third = await call({
+    method: 'GET',
+    url: `/api/v2/users?${second.json().pagination.next}`,
+    headers: headers(token(adminId), ENV_A),
+  })
+  t.same(
+    third.json().data.map((u: { _id: string }) => u._id),
+    [bob._id],
+  )
   t.same(third.json().pagination, { hasPrevious: true, hasNext: false, type: 'cursor' })
 
   const excluded = await call({
@@ -43,7 +78,10 @@ t.test('lists the users of the environment only, in _id order, with the spec pag
   t.notOk('profile' in excluded.json().data[0])
   t.notOk('globalEmails' in excluded.json().data[0])
   t.ok(excluded.json().data[0].username)
-  t.equal(excluded.json().pagination.next, `limit=1&exclude=${encodeURIComponent('["authentication","profile","globalEmails"]')}&after=${adminId}`)
+  t.equal(
+    excluded.json().pagination.next,
+    `limit=1&exclude=${encodeURIComponent('["authentication","profile","globalEmails"]')}&after=${adminId}`,
+  )
 })
 
 t.test('query filters with the allowed operators, within the caller environment only', async (t) => {
@@ -51,15 +89,30 @@ t.test('query filters with the allowed operators, within the caller environment 
   const auth = headers(token(adminId), ENV_A)
   await user({ username: 'alice', environments: { [ENV_A]: { groups: ['ops'] }, [ENV_B]: { administrator: true } } })
   await user({ username: 'bob', environments: { [ENV_A]: { groups: [] } } })
-  const list = (query: unknown) => call({ method: 'GET', url: `/api/v2/users?query=${encodeURIComponent(JSON.stringify(query))}`, headers: auth })
+  const list = (query: unknown) =>
+    call({ method: 'GET', url: `/api/v2/users?query=${encodeURIComponent(JSON.stringify(query))}`, headers: auth })
 
   const ops = await list({ [`profile.environments.${ENV_A}.groups`]: 'ops' })
   t.equal(ops.statusCode, 200)
-  t.same(ops.json().data.map((u: { username: string }) => u.username), ['alice'])
+  t.same(
+    ops.json().data.map((u: { username: string }) => u.username),
+    ['alice'],
+  )
   const regex = await list({ $or: [{ username: { $regex: '^b' } }, { username: 'admin' }] })
-  t.same(regex.json().data.map((u: { username: string }) => u.username), ['admin', 'bob'])
-  const paged = await call({ method: 'GET', url: `/api/v2/users?limit=1&query=${encodeURIComponent('{"username":{"$ne":"x"}}')}`, headers: auth })
-  t.match(paged.json().pagination.next, /&query=%7B%22username%22%3A%7B%22%24ne%22%3A%22x%22%7D%7D$/, 'next keeps the query in force')
+  t.same(
+    regex.json().data.map((u: { username: string }) => u.username),
+    ['admin', 'bob'],
+  )
+  const paged = await call({
+    method: 'GET',
+    url: `/api/v2/users?limit=1&query=${encodeURIComponent('{"username":{"$ne":"x"}}')}`,
+    headers: auth,
+  })
+  t.match(
+    paged.json().pagination.next,
+    /&query=%7B%22username%22%3A%7B%22%24ne%22%3A%22x%22%7D%7D$/,
+    'next keeps the query in force',
+  )
 
   for (const [why, query] of [
     ['a forbidden operator', { $where: 'sleep(1000)' }],
@@ -73,7 +126,12 @@ t.test('query filters with the allowed operators, within the caller environment 
     t.equal(refused.statusCode, 400, why)
     t.equal(refused.json().error, 'invalid_query', why)
   }
-  for (const url of ['/api/v2/users?query=%7Bnot-json', '/api/v2/users?exclude=%7B%7D', '/api/v2/users?exclude=%5B%22_id%22%5D', '/api/v2/users?exclude=%5B%22a.b%22%5D']) {
+  for (const url of [
+    '/api/v2/users?query=%7Bnot-json',
+    '/api/v2/users?exclude=%7B%7D',
+    '/api/v2/users?exclude=%5B%22_id%22%5D',
+    '/api/v2/users?exclude=%5B%22a.b%22%5D',
+  ]) {
     const refused = await call({ method: 'GET', url, headers: auth })
     t.equal(refused.statusCode, 400, url)
     t.equal(refused.json().error, 'invalid_query', url)
@@ -104,7 +162,10 @@ t.test('reads one user and its reference data; 404 for unknown users and users o
   const { call, user } = await build(t)
   const { record: alice, token: aliceToken } = await user({
     username: 'alice',
-    environments: { [ENV_A]: { name: 'Alice', email: 'alice@example.com', administrator: true, groups: ['ops'] }, [ENV_B]: {} },
+    environments: {
+      [ENV_A]: { name: 'Alice', email: 'alice@example.com', administrator: true, groups: ['ops'] },
+      [ENV_B]: {},
+    },
   })
   const { record: carol } = await user({ username: 'carol', environments: { [ENV_B]: {} } })
   const auth = headers(aliceToken, ENV_A)
@@ -120,10 +181,24 @@ t.test('reads one user and its reference data; 404 for unknown users and users o
   t.equal(reference.statusCode, 200)
   t.same(reference.json(), {
     status: 'ok',
-    data: { _id: alice._id, username: 'alice', name: 'Alice', email: 'alice@example.com', language: 'en', locale: 'en', groups: ['ops'], administrator: true, active: true },
+    data: {
+      _id: alice._id,
+      username: 'alice',
+      name: 'Alice',
+      email: 'alice@example.com',
+      language: 'en',
+      locale: 'en',
+      groups: ['ops'],
+      administrator: true,
+      active: true,
+    },
   })
 
-  for (const url of [`/api/v2/users/${carol._id}`, `/api/v2/users/${carol._id}/reference-data`, '/api/v2/users/000000000000000000000000']) {
+  for (const url of [
+    `/api/v2/users/${carol._id}`,
+    `/api/v2/users/${carol._id}/reference-data`,
+    '/api/v2/users/000000000000000000000000',
+  ]) {
     const missing = await call({ method: 'GET', url, headers: auth })
     t.equal(missing.statusCode, 404, url)
     t.equal(missing.json().error, 'user_not_found', url)
@@ -140,7 +215,14 @@ t.test('administrators create users in their environment; usernames are unique',
     method: 'POST',
     url: '/api/v2/users',
     headers: auth,
-    payload: { username: 'dave', password: 'dave password', email: 'Dave@Example.com', name: 'Dave', groups: ['ops'], administrator: false },
+    payload: {
+      username: 'dave',
+      password: 'dave password',
+      email: 'Dave@Example.com',
+      name: 'Dave',
+      groups: ['ops'],
+      administrator: false,
+    },
   })
   t.equal(created.statusCode, 201)
   const dave = created.json().data[0]
@@ -148,7 +230,11 @@ t.test('administrators create users in their environment; usernames are unique',
     _id: /^[0-9a-f]{24}$/,
     username: 'dave',
     globalEmails: [{ address: 'dave@example.com', verified: false }],
-    profile: { environments: { [ENV_A]: { name: 'Dave', email: 'dave@example.com', active: true, administrator: false, groups: ['ops'] } } },
+    profile: {
+      environments: {
+        [ENV_A]: { name: 'Dave', email: 'dave@example.com', active: true, administrator: false, groups: ['ops'] },
+      },
+    },
     _createdByUserId: adminA._id,
   })
   const stored = await resources.store.collection<UserRecord>('users').findOne({ _id: dave._id })
@@ -156,18 +242,34 @@ t.test('administrators create users in their environment; usernames are unique',
   t.same(stored?.activeEnvironmentIds, [ENV_A])
   t.match(stored?.authentication.passwordHash, /^scrypt\$/, 'the password is stored hashed')
 
-  const login = await server.inject({ method: 'POST', url: '/auth/login', payload: { username: 'dave@example.com', password: 'dave password' } })
+  const login = await server.inject({
+    method: 'POST',
+    url: '/auth/login',
+    payload: { username: 'dave@example.com', password: 'dave password' },
+  })
   t.equal(login.statusCode, 200, 'the new user can sign in by e-mail')
 
   const taken = await call({ method: 'POST', url: '/api/v2/users', headers: auth, payload: { username: 'dave' } })
   t.equal(taken.statusCode, 409)
   t.equal(taken.json().error, 'duplicate_username')
 
-  const byMember = await call({ method: 'POST', url: '/api/v2/users', headers: headers(memberToken, ENV_A), payload: { username: 'eve' } })
+  const byMember = await call({
+    method: 'POST',
+    url: '/api/v2/users',
+    headers: headers(memberToken, ENV_A),
+    payload: { username: 'eve' },
+  })
   t.equal(byMember.statusCode, 403)
   t.equal(byMember.json().error, 'forbidden')
 
-  for (const payload of [{}, { username: 'has space' }, { username: 'a@b' }, { username: 'x', password: 'short' }, { username: 'x', email: 'nope' }, { username: 'x', role: 'admin' }]) {
+  for (const payload of [
+    {},
+    { username: 'has space' },
+    { username: 'a@b' },
+    { username: 'x', password: 'short' },
+    { username: 'x', email: 'nope' },
+    { username: 'x', role: 'admin' },
+  ]) {
     const invalid = await call({ method: 'POST', url: '/api/v2/users', headers: auth, payload })
     t.equal(invalid.statusCode, 400, JSON.stringify(payload))
     t.equal(invalid.json().error, 'validation_error')
@@ -177,19 +279,36 @@ t.test('administrators create users in their environment; usernames are unique',
 t.test('administrators change and deactivate members of their environment only', async (t) => {
   const { call, user, adminId, token, resources } = await build(t)
   const { token: adminA } = await user({ environments: { [ENV_A]: { administrator: true } } })
-  const { record: alice, token: aliceToken } = await user({ environments: { [ENV_A]: { name: 'Alice' }, [ENV_B]: { name: 'B side' } } })
+  const { record: alice, token: aliceToken } = await user({
+    environments: { [ENV_A]: { name: 'Alice' }, [ENV_B]: { name: 'B side' } },
+  })
   const { record: carol, token: carolToken } = await user({ environments: { [ENV_B]: {} } })
   const auth = headers(adminA, ENV_A)
 
-  const changed = await call({ method: 'PATCH', url: `/api/v2/users/${alice._id}`, headers: auth, payload: { name: 'Alice A.', groups: ['sales'], language: 'de' } })
+  const changed = await call({
+    method: 'PATCH',
+    url: `/api/v2/users/${alice._id}`,
+    headers: auth,
+    payload: { name: 'Alice A.', groups: ['sales'], language: 'de' },
+  })
   t.equal(changed.statusCode, 200)
-  t.match(changed.json().data[0].profile.environments[ENV_A], { name: 'Alice A.', groups: ['sales'], language: 'de', active: true })
+  t.match(changed.json().data[0].profile.environments[ENV_A], {
+    name: 'Alice A.',
+    groups: ['sales'],
+    language: 'de',
+    active: true,
+  })
   const stored = await resources.store.collection<UserRecord>('users').findOne({ _id: alice._id })
   t.equal(stored?.profile.environments[ENV_B]?.name, 'B side', 'the other environment entry is untouched')
 
   const before = await call({ method: 'GET', url: '/api/v2/users', headers: headers(aliceToken, ENV_A) })
   t.equal(before.statusCode, 200)
-  const deactivated = await call({ method: 'PATCH', url: `/api/v2/users/${alice._id}`, headers: auth, payload: { active: false } })
+  const deactivated = await call({
+    method: 'PATCH',
+    url: `/api/v2/users/${alice._id}`,
+    headers: auth,
+    payload: { active: false },
+  })
   t.equal(deactivated.statusCode, 200)
   const after = await resources.store.collection<UserRecord>('users').findOne({ _id: alice._id })
   t.same(after?.activeEnvironmentIds, [ENV_B], 'the derived list follows the entry')
@@ -202,20 +321,40 @@ t.test('administrators change and deactivate members of their environment only',
   const stillListed = await call({ method: 'GET', url: `/api/v2/users/${alice._id}`, headers: auth })
   t.equal(stillListed.json().data[0].profile.environments[ENV_A].active, false, 'deactivated, never deleted')
 
-  const otherEnv = await call({ method: 'PATCH', url: `/api/v2/users/${carol._id}`, headers: auth, payload: { active: false } })
+  const otherEnv = await call({
+    method: 'PATCH',
+    url: `/api/v2/users/${carol._id}`,
+    headers: auth,
+    payload: { active: false },
+  })
   t.equal(otherEnv.statusCode, 404, 'an administrator of A cannot change a user only in B')
   t.equal(otherEnv.json().error, 'user_not_found')
   const untouched = await call({ method: 'GET', url: '/api/v2/users', headers: headers(carolToken, ENV_B) })
   t.equal(untouched.statusCode, 200)
 
-  const byMember = await call({ method: 'PATCH', url: `/api/v2/users/${alice._id}`, headers: headers(carolToken, ENV_B), payload: { name: 'x' } })
+  const byMember = await call({
+    method: 'PATCH',
+    url: `/api/v2/users/${alice._id}`,
+    headers: headers(carolToken, ENV_B),
+    payload: { name: 'x' },
+  })
   t.equal(byMember.statusCode, 403)
   t.equal(byMember.json().error, 'forbidden')
-  const noUsername = await call({ method: 'PATCH', url: `/api/v2/users/${alice._id}`, headers: auth, payload: { username: 'renamed' } })
+  const noUsername = await call({
+    method: 'PATCH',
+    url: `/api/v2/users/${alice._id}`,
+    headers: auth,
+    payload: { username: 'renamed' },
+  })
   t.equal(noUsername.statusCode, 400)
   t.equal(noUsername.json().error, 'validation_error')
 
-  const added = await call({ method: 'PATCH', url: `/api/v2/users/${carol._id}`, headers: headers(token(adminId), ENV_A), payload: { name: 'Carol' } })
+  const added = await call({
+    method: 'PATCH',
+    url: `/api/v2/users/${carol._id}`,
+    headers: headers(token(adminId), ENV_A),
+    payload: { name: 'Carol' },
+  })
   t.equal(added.statusCode, 200, 'a super-administrator adds an existing account to the environment')
   t.match(added.json().data[0].profile.environments[ENV_A], { name: 'Carol', active: true, administrator: false })
   const nowMember = await call({ method: 'GET', url: '/api/v2/users', headers: headers(carolToken, ENV_A) })

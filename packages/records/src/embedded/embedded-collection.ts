@@ -2,7 +2,17 @@ import { applyUpdate } from '../apply-update.js'
 import { ConflictError, DuplicateKeyError, InvalidQueryError } from '../errors.js'
 import { project } from '../in-memory-query.js'
 import { normalizeSort } from '../sort-order.js'
-import type { Collection, Filter, FindOptions, IndexSpec, Projection, RecordText, StoredRecord, Update, UpdateOptions } from '../port.js'
+import type {
+  Collection,
+  Filter,
+  FindOptions,
+  IndexSpec,
+  Projection,
+  RecordText,
+  StoredRecord,
+  Update,
+  UpdateOptions,
+} from '../port.js'
 import type { Engine } from './engine.js'
 import { countRecords, findRows, Row } from './query-plan.js'
 
@@ -16,7 +26,10 @@ export function checkHash(record: StoredRecord, options: UpdateOptions | undefin
 
 /** A collection of the embedded adapter: reads straight from lmdb, each write atomic and durable (group commit). */
 export class EmbeddedCollection<T extends StoredRecord> implements Collection<T> {
-  constructor(private readonly engine: Engine, private readonly name: string) {}
+  constructor(
+    private readonly engine: Engine,
+    private readonly name: string,
+  ) {}
 
   #find(filter: Filter, options: FindOptions = {}): Row[] {
     // Read as text: under the `_id` order the page needs only its `_id`, so it is decoded only when used.
@@ -30,12 +43,15 @@ export class EmbeddedCollection<T extends StoredRecord> implements Collection<T>
       sort: normalizeSort(options.sort),
       after,
       skip: options.skip,
-      limit: options.limit
+      limit: options.limit,
     })
   }
 
   async find(filter: Filter, options: FindOptions = {}): Promise<T[]> {
-    return project(this.#find(filter, options).map((row) => row.record as T), options.projection)
+    return project(
+      this.#find(filter, options).map((row) => row.record as T),
+      options.projection,
+    )
   }
 
   async findText(filter: Filter, options: Omit<FindOptions, 'projection'> = {}): Promise<RecordText[]> {

@@ -36,6 +36,6 @@ export function openEmbeddedStore(dataDir: string): EmbeddedRecordStore {
     },
     async close(): Promise<void> {
       await engine.close()
-    }
+    },
   }
 }

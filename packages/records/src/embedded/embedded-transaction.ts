@@ -2,7 +2,17 @@ import { applyUpdate } from '../apply-update.js'
 import { ConflictError, DuplicateKeyError, InvalidQueryError, RecordsError } from '../errors.js'
 import { pageInMemory, project } from '../in-memory-query.js'
 import { normalizeSort } from '../sort-order.js'
-import type { Collection, Filter, FindOptions, Projection, RecordText, StoredRecord, Transaction, Update, UpdateOptions } from '../port.js'
+import type {
+  Collection,
+  Filter,
+  FindOptions,
+  Projection,
+  RecordText,
+  StoredRecord,
+  Transaction,
+  Update,
+  UpdateOptions,
+} from '../port.js'
 import { checkHash, checkRecord } from './embedded-collection.js'
 import type { Engine } from './engine.js'
 import { recordTexts } from '../record-text.js'
@@ -51,7 +61,11 @@ export class EmbeddedTransaction implements Transaction {
 }
 
 class TransactionCollection<T extends StoredRecord> implements Collection<T> {
-  constructor(private readonly engine: Engine, private readonly name: string, private readonly staged: Map<string, Staged>) {}
+  constructor(
+    private readonly engine: Engine,
+    private readonly name: string,
+    private readonly staged: Map<string, Staged>,
+  ) {}
 
   #get(id: string): StoredRecord | undefined {
     const staged = this.staged.get(id)
@@ -62,9 +76,16 @@ class TransactionCollection<T extends StoredRecord> implements Collection<T> {
     const sort = normalizeSort(options.sort)
     const after = options.after === undefined ? undefined : this.#get(options.after)
     if (options.after !== undefined && !after) throw new InvalidQueryError(`after: no record ${options.after}`)
-    const committed = findRows(this.engine, this.name, filter, { sort }).filter((row) => !this.staged.has(row.id)).map((row) => row.record)
+    const committed = findRows(this.engine, this.name, filter, { sort })
+      .filter((row) => !this.staged.has(row.id))
+      .map((row) => row.record)
     const pending = [...this.staged.values()].flatMap(({ next }) => (next ? [next] : []))
-    return pageInMemory([...committed, ...pending], filter, { sort, after, skip: options.skip, limit: options.limit }, (record) => record)
+    return pageInMemory(
+      [...committed, ...pending],
+      filter,
+      { sort, after, skip: options.skip, limit: options.limit },
+      (record) => record,
+    )
   }
 
   #stage(before: StoredRecord | undefined, id: string, next: StoredRecord | undefined): void {

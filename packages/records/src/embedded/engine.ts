@@ -1,7 +1,16 @@
 import { open, type Database, type Key, type RootDatabase } from 'lmdb'
 import { DuplicateKeyError, RecordsError, StoreUnavailableError } from '../errors.js'
 import type { IndexSpec, StoredRecord } from '../port.js'
-import { formatOf, indexEntries, isIndexed, sameSpec, UNIQUE_KEYS, type IndexEntries, type IndexKey, type StoredIndex } from './index-keys.js'
+import {
+  formatOf,
+  indexEntries,
+  isIndexed,
+  sameSpec,
+  UNIQUE_KEYS,
+  type IndexEntries,
+  type IndexKey,
+  type StoredIndex,
+} from './index-keys.js'
 
 /** Records as JSON text: a page of whole records is answered without decoding and re-encoding them. */
 type RecordsDb = Database<string, string>
@@ -15,19 +24,21 @@ type IndexDb = Database<string | null, IndexKey>
  */
 const RECORDS_COMPRESSION = {
   threshold: 128,
-  dictionary: Buffer.from(JSON.stringify({
-    _id: '000000000000000000000000',
-    _createdOn: '2026-01-01T00:00:00.000Z',
-    _createdByUserId: '000000000000000000000000',
-    _lastModifiedOn: '2026-01-01T00:00:00.000Z',
-    _lastModifiedByUserId: '000000000000000000000000',
-    _documentDefinitionId: '000000000000000000000000',
-    _environmentId: 'default',
-    externalId: '',
-    status: 'ready',
-    accessGroups: [],
-    _hash: '',
-  })),
+  dictionary: Buffer.from(
+    JSON.stringify({
+      _id: '000000000000000000000000',
+      _createdOn: '2026-01-01T00:00:00.000Z',
+      _createdByUserId: '000000000000000000000000',
+      _lastModifiedOn: '2026-01-01T00:00:00.000Z',
+      _lastModifiedByUserId: '000000000000000000000000',
+      _documentDefinitionId: '000000000000000000000000',
+      _environmentId: 'default',
+      externalId: '',
+      status: 'ready',
+      accessGroups: [],
+      _hash: '',
+    }),
+  ),
 }
 
 /** Earlier versions kept records as msgpack under `r/<collection>`, sharing the key lists stored under the symbol. */
@@ -41,7 +52,10 @@ function clear<K extends Key>(db: Database<unknown, K>): void {
 
 /** Whether a record's entries show arrays the definition does not know of yet. */
 function revealsArrays(stored: StoredIndex, entries: IndexEntries): boolean {
-  return (entries.opaque && !stored.opaque) || entries.arrayPaths.some((path) => !stored.multikey || !stored.multikeyPaths?.includes(path))
+  return (
+    (entries.opaque && !stored.opaque) ||
+    entries.arrayPaths.some((path) => !stored.multikey || !stored.multikeyPaths?.includes(path))
+  )
 }
 
 /** Records what a record's entries revealed about the index; true when the definition must be persisted. */
@@ -80,8 +94,8 @@ export class Engine {
   readonly #env: RootDatabase
   readonly #meta: Database<StoredIndex[], string>
   /** Opened databases by collection: looked up by the collection's name, without building a database name per call. */
-  readonly #dbs = new Map<string, { records: RecordsDb, indexes: Map<string, IndexDb> }>()
-  readonly #indexCache = new Map<string, { bytes: Buffer, indexes: StoredIndex[] }>()
+  readonly #dbs = new Map<string, { records: RecordsDb; indexes: Map<string, IndexDb> }>()
+  readonly #indexCache = new Map<string, { bytes: Buffer; indexes: StoredIndex[] }>()
   /** Set once `close` starts: new operations are refused, writes already issued finish first. */
   #closing: Promise<void> | undefined
   /** True while a write's `work` runs (in lmdb's write transaction), which may still read while closing. */
@@ -98,9 +112,15 @@ export class Engine {
   /** Rewrites, once, the records an earlier version stored as msgpack into JSON text, collection by collection. */
   #upgradeRecords(): void {
     // Database names are the root's keys; collected first, since opening a database writes one.
-    const names = [...this.#env.getKeys()].filter((name): name is string => typeof name === 'string' && name.startsWith(MSGPACK_RECORDS))
+    const names = [...this.#env.getKeys()].filter(
+      (name): name is string => typeof name === 'string' && name.startsWith(MSGPACK_RECORDS),
+    )
     for (const name of names) {
-      const old = this.#env.openDB<StoredRecord, string | symbol>({ name, keyEncoding: 'ordered-binary', sharedStructuresKey: MSGPACK_STRUCTURES })
+      const old = this.#env.openDB<StoredRecord, string | symbol>({
+        name,
+        keyEncoding: 'ordered-binary',
+        sharedStructuresKey: MSGPACK_STRUCTURES,
+      })
       // An emptied database stays: dropping it could pull it from under another process opening the directory.
       if (old.getKeysCount({ limit: 1 }) === 0) continue
       const records = this.records(name.slice(MSGPACK_RECORDS.length))
@@ -108,7 +128,9 @@ export class Engine {
       // so it can never copy a stale record over one written since.
       this.#env.transactionSync(() => {
         // Without `start` the range begins after the symbol key of the shared structures.
-        for (const { key, value } of old.getRange()) if (typeof key === 'string') records.putSync(key, JSON.stringify(value))
+        for (const { key, value } of old.getRange()) {
+          if (typeof key === 'string') records.putSync(key, JSON.stringify(value))
+        }
         clear(old)
         old.removeSync(MSGPACK_STRUCTURES)
       })
@@ -120,7 +142,8 @@ export class Engine {
    * index is then in the format this version reads and writes. Processes sharing a data dir must run one version.
    */
   #upgradeIndexes(): void {
-    const outdated = (collection: string) => this.indexes(collection).filter((stored) => stored.format !== formatOf(stored.spec))
+    const outdated = (collection: string) =>
+      this.indexes(collection).filter((stored) => stored.format !== formatOf(stored.spec))
     for (const collection of [...this.#meta.getKeys()]) {
       if (outdated(collection).length === 0) continue
       // Opened before the write: lmdb cannot iterate a database first opened inside one.
@@ -149,7 +172,7 @@ export class Engine {
   /** The record decoded, or undefined. */
   read(collection: string, id: string): StoredRecord | undefined {
     const json = this.records(collection).get(id)
-    return json === undefined ? undefined : JSON.parse(json) as StoredRecord
+    return json === undefined ? undefined : (JSON.parse(json) as StoredRecord)
   }
 
   /** The number of records, from the database's entry count (one read). */
@@ -169,11 +192,16 @@ export class Engine {
     return db
   }
 
-  #opened(collection: string): { records: RecordsDb, indexes: Map<string, IndexDb> } {
+  #opened(collection: string): { records: RecordsDb; indexes: Map<string, IndexDb> } {
     this.#assertOpen()
     let dbs = this.#dbs.get(collection)
     if (!dbs) {
-      const records = this.#env.openDB<string, string>({ name: `json/${collection}`, keyEncoding: 'ordered-binary', encoding: 'string', compression: RECORDS_COMPRESSION })
+      const records = this.#env.openDB<string, string>({
+        name: `json/${collection}`,
+        keyEncoding: 'ordered-binary',
+        encoding: 'string',
+        compression: RECORDS_COMPRESSION,
+      })
       dbs = { records, indexes: new Map() }
       this.#dbs.set(collection, dbs)
     }
@@ -222,7 +250,7 @@ export class Engine {
       this.records(collection)
       for (const { spec } of this.indexes(collection)) this.index(collection, spec.name)
     }
-    let outcome: { ok: true, value: R } | { ok: false, error: unknown } | undefined
+    let outcome: { ok: true; value: R } | { ok: false; error: unknown } | undefined
     await this.#env.transaction(() => {
       try {
         // Inside a write transaction, `transactionSync` runs `work` as an abortable child transaction.
@@ -254,7 +282,11 @@ export class Engine {
       const newEntries = after && isIndexed(spec, after) ? indexEntries(spec, after) : undefined
       const oldKeys = new Map(oldEntries?.keys.map((key) => [JSON.stringify(key), key]))
       const newKeys = new Map(newEntries?.keys.map((key) => [JSON.stringify(key), key]))
-      if (before) for (const [text, key] of oldKeys) if (!after || before._id !== after._id || !newKeys.has(text)) db.removeSync(entryKey(stored, key, before._id))
+      if (before) {
+        for (const [text, key] of oldKeys) {
+          if (!after || before._id !== after._id || !newKeys.has(text)) db.removeSync(entryKey(stored, key, before._id))
+        }
+      }
       if (!after || !newEntries) continue
       for (const [text, key] of newKeys) {
         if (before && before._id === after._id && oldKeys.has(text)) continue
@@ -276,7 +308,12 @@ export class Engine {
     const unique = stored.format === UNIQUE_KEYS
     if (unique) {
       const owner = db.get(values)
-      if (owner !== undefined && owner !== id) throw new DuplicateKeyError(stored.spec.name, values.filter((_, i) => i % 2 === 1))
+      if (owner !== undefined && owner !== id) {
+        throw new DuplicateKeyError(
+          stored.spec.name,
+          values.filter((_, i) => i % 2 === 1),
+        )
+      }
     }
     db.putSync(entryKey(stored, values, id), unique ? id : null)
   }
@@ -289,7 +326,9 @@ export class Engine {
     const indexes = this.indexes(collection)
     const existing = indexes.find((stored) => stored.spec.name === spec.name)
     if (existing) {
-      if (!sameSpec(existing.spec, spec)) throw new RecordsError(`index ${spec.name} already exists with another definition`)
+      if (!sameSpec(existing.spec, spec)) {
+        throw new RecordsError(`index ${spec.name} already exists with another definition`)
+      }
       if (existing.format === formatOf(existing.spec)) return
     }
     const definition = existing?.spec ?? spec
@@ -303,7 +342,10 @@ export class Engine {
       for (const key of entries.keys) this.#putEntry(db, stored, key, record._id)
       noteArrays(stored, entries)
     }
-    this.#meta.putSync(collection, existing ? indexes.map((other) => (other === existing ? stored : other)) : [...indexes, stored])
+    this.#meta.putSync(
+      collection,
+      existing ? indexes.map((other) => (other === existing ? stored : other)) : [...indexes, stored],
+    )
   }
 
   /** Call inside `write`. */
@@ -311,7 +353,10 @@ export class Engine {
     const indexes = this.indexes(collection)
     if (!indexes.some((stored) => stored.spec.name === name)) return
     clear(this.index(collection, name))
-    this.#meta.putSync(collection, indexes.filter((stored) => stored.spec.name !== name))
+    this.#meta.putSync(
+      collection,
+      indexes.filter((stored) => stored.spec.name !== name),
+    )
   }
 
   /** Call inside `write`. */

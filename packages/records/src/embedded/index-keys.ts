@@ -127,5 +127,8 @@ export function partialMatcher(spec: IndexSpec): Matcher {
 }
 
 export function sameSpec(a: IndexSpec, b: IndexSpec): boolean {
-  return JSON.stringify([a.fields, a.unique === true, a.partial ?? null]) === JSON.stringify([b.fields, b.unique === true, b.partial ?? null])
+  return (
+    JSON.stringify([a.fields, a.unique === true, a.partial ?? null]) ===
+    JSON.stringify([b.fields, b.unique === true, b.partial ?? null])
+  )
 }

@@ -16,10 +16,20 @@ function equalities(filter: Filter): Map<string, Scalar> {
   const terms = new Map<string, Scalar>()
   for (const [path, condition] of Object.entries(filter)) {
     if (path.startsWith('$')) continue
-    const value = condition !== null && typeof condition === 'object' && !Array.isArray(condition) && Object.keys(condition).length === 1 && '$eq' in condition
-      ? (condition as { $eq: unknown }).$eq
-      : condition
-    if (value === null || typeof value === 'string' || typeof value === 'boolean' || (typeof value === 'number' && Number.isFinite(value))) {
+    const value =
+      condition !== null &&
+      typeof condition === 'object' &&
+      !Array.isArray(condition) &&
+      Object.keys(condition).length === 1 &&
+      '$eq' in condition
+        ? (condition as { $eq: unknown }).$eq
+        : condition
+    if (
+      value === null ||
+      typeof value === 'string' ||
+      typeof value === 'boolean' ||
+      (typeof value === 'number' && Number.isFinite(value))
+    ) {
       terms.set(path, value)
     }
   }
@@ -53,7 +63,12 @@ function impliesPartial(index: StoredIndex, eq: Map<string, Scalar>): boolean {
 }
 
 /** The index's entries in a key range, in key order, each with the `_id` of its record. */
-function * entries(engine: Engine, collection: string, index: StoredIndex, range: RangeOptions): Generator<{ key: IndexKey, id: string }> {
+function* entries(
+  engine: Engine,
+  collection: string,
+  index: StoredIndex,
+  range: RangeOptions,
+): Generator<{ key: IndexKey; id: string }> {
   const db = engine.index(collection, index.spec.name)
   if (index.format === UNIQUE_KEYS) {
     for (const { key, value } of db.getRange(range)) yield { key, id: value as string }
@@ -67,7 +82,10 @@ const sameKey = (a: IndexKey, b: IndexKey) => a.length === b.length && a.every((
 /** A record as read: its stored JSON text, decoded only when something needs the record itself. */
 export class Row {
   #record: StoredRecord | undefined
-  constructor(readonly id: string, readonly json: string) {}
+  constructor(
+    readonly id: string,
+    readonly json: string,
+  ) {}
 
   /** Decoded on first use; each row decodes its own copy, which the caller may change. */
   get record(): StoredRecord {
@@ -102,7 +120,8 @@ function planIndex(indexes: StoredIndex[], filter: Filter, sort: SortField[]): I
     const rest = [...fields.slice(prefixFields.length), '_id']
     const wanted = sort.filter(({ path }) => !prefixFields.includes(path))
     const direction = wanted[0]?.direction ?? 1
-    const ordered = wanted.length === rest.length &&
+    const ordered =
+      wanted.length === rest.length &&
       wanted.every(({ path, direction: d }, i) => path === rest[i] && d === direction) &&
       sort.every(({ path }) => !multikeyPaths.has(path))
     if (prefixFields.length === 0 && !ordered) continue
@@ -112,7 +131,7 @@ function planIndex(indexes: StoredIndex[], filter: Filter, sort: SortField[]): I
       prefixFields,
       ordered,
       reverse: direction === -1,
-      dedupe: fields.some((path) => multikeyPaths.has(path) && !prefixFields.includes(path))
+      dedupe: fields.some((path) => multikeyPaths.has(path) && !prefixFields.includes(path)),
     }
     const score = (ordered ? 1000 : 0) + prefixFields.length
     if (score > bestScore) {
@@ -201,21 +220,28 @@ export function findRows(engine: Engine, collection: string, filter: Filter, opt
   // index plan would read every candidate, so it only pays when every match is wanted anyway.
   if (idOrder && !(plan && (plan.ordered || options.limit === undefined))) {
     const reverse = sort[0]?.direction === -1
-    return take(function * () {
-      for (const { key, value } of records.getRange(after ? { start: after.id, reverse } : { reverse })) {
-        engine.stats.reads++
-        if (key !== after?.id) yield new Row(key, value)
-      }
-    }())
+    return take(
+      (function* () {
+        for (const { key, value } of records.getRange(after ? { start: after.id, reverse } : { reverse })) {
+          engine.stats.reads++
+          if (key !== after?.id) yield new Row(key, value)
+        }
+      })(),
+    )
   }
 
   if (!plan) {
-    return pageInMemory(function * () {
-      for (const { key, value } of records.getRange()) {
-        engine.stats.reads++
-        yield new Row(key, value)
-      }
-    }(), filter, inMemory(), recordOf)
+    return pageInMemory(
+      (function* () {
+        for (const { key, value } of records.getRange()) {
+          engine.stats.reads++
+          yield new Row(key, value)
+        }
+      })(),
+      filter,
+      inMemory(),
+      recordOf,
+    )
   }
 
   /**
@@ -223,7 +249,7 @@ export function findRows(engine: Engine, collection: string, filter: Filter, opt
    * another record at `start` itself (with `after`'s values, `after` not being in a partial index) is past
    * `after` only when its `_id` is.
    */
-  const load = function * (start: IndexKey, end: IndexKey, reverse: boolean, afterId?: string): Generator<Row> {
+  const load = function* (start: IndexKey, end: IndexKey, reverse: boolean, afterId?: string): Generator<Row> {
     const seen = plan.dedupe ? new Set<string>() : undefined
     let first = true
     for (const { key, id } of entries(engine, collection, plan.index, { start, end, reverse })) {
@@ -246,7 +272,12 @@ export function findRows(engine: Engine, collection: string, filter: Filter, opt
   const exact = answeredByIndex(filter, plan)
   // Equalities on every field of a unique index name at most one record (a lookup by `externalId`, by name):
   // one read of the entry, without the generators and page bookkeeping of a scan.
-  if (exact && plan.index.format === UNIQUE_KEYS && plan.prefixFields.length === Object.keys(plan.index.spec.fields).length && !after) {
+  if (
+    exact &&
+    plan.index.format === UNIQUE_KEYS &&
+    plan.prefixFields.length === Object.keys(plan.index.spec.fields).length &&
+    !after
+  ) {
     if (skip > 0 || wanted === 0) return []
     engine.stats.reads++
     const id = engine.index(collection, plan.index.spec.name).get(low)
@@ -260,12 +291,16 @@ export function findRows(engine: Engine, collection: string, filter: Filter, opt
   const fields = Object.keys(plan.index.spec.fields)
   const sorted = new Set(sort.map(({ path }) => path))
   const afterRecord = after.record
-  const afterInRange = plan.prefixFields.every((path, i) =>
-    !sorted.has(path) || JSON.stringify(sortKey(getPath(afterRecord, path))) === JSON.stringify(low.slice(2 * i, 2 * i + 2)))
+  const afterInRange = plan.prefixFields.every(
+    (path, i) =>
+      !sorted.has(path) ||
+      JSON.stringify(sortKey(getPath(afterRecord, path))) === JSON.stringify(low.slice(2 * i, 2 * i + 2)),
+  )
   if (!afterInRange) return pageInMemory(load(low, high, false), filter, inMemory(), recordOf)
-  const values = [...low, ...valuesKey(fields.slice(plan.prefixFields.length).map((path) => getPath(afterRecord, path)))]
+  const values = [
+    ...low,
+    ...valuesKey(fields.slice(plan.prefixFields.length).map((path) => getPath(afterRecord, path))),
+  ]
   const from = plan.index.format === UNIQUE_KEYS ? values : [...values, after.id]
-  return plan.reverse
-    ? take(load(from, low, true, after.id), exact)
-    : take(load(from, high, false, after.id), exact)
+  return plan.reverse ? take(load(from, low, true, after.id), exact) : take(load(from, high, false, after.id), exact)
 }

@@ -1,10 +1,26 @@
-import type { ClientSession, Collection as DriverCollection, Document, Filter as DriverFilter, Sort as DriverSort } from 'mongodb'
+import type {
+  ClientSession,
+  Collection as DriverCollection,
+  Document,
+  Filter as DriverFilter,
+  Sort as DriverSort,
+} from 'mongodb'
 import { isModifier } from '../apply-update.js'
 import { ConflictError, InvalidQueryError } from '../errors.js'
 import { afterFilter } from '../keyset.js'
 import { recordTexts } from '../record-text.js'
 import { normalizeSort } from '../sort-order.js'
-import type { Collection, Filter, FindOptions, IndexSpec, Projection, RecordText, StoredRecord, Update, UpdateOptions } from '../port.js'
+import type {
+  Collection,
+  Filter,
+  FindOptions,
+  IndexSpec,
+  Projection,
+  RecordText,
+  StoredRecord,
+  Update,
+  UpdateOptions,
+} from '../port.js'
 import { ignoreCode, mapDuplicate } from './mongo-errors.js'
 
 type Doc = Document & { _id: string }
@@ -14,7 +30,10 @@ const FIRST: DriverSort = { _id: 1 }
 
 /** A thin mapping of the port onto the official driver; shared logic (sort, keyset) lives outside. */
 export class MongoCollection<T extends StoredRecord> implements Collection<T> {
-  constructor(private readonly collection: DriverCollection<Doc>, private readonly session?: ClientSession) {}
+  constructor(
+    private readonly collection: DriverCollection<Doc>,
+    private readonly session?: ClientSession,
+  ) {}
 
   async find(filter: Filter, options: FindOptions = {}): Promise<T[]> {
     const sort = normalizeSort(options.sort)
@@ -53,15 +72,20 @@ export class MongoCollection<T extends StoredRecord> implements Collection<T> {
   async updateOne(filter: Filter, update: Update, options?: UpdateOptions): Promise<T | null> {
     const guarded = this.#guard(filter, options)
     const common = { sort: FIRST, returnDocument: 'after' as const, session: this.session }
-    const after = await mapDuplicate(() => isModifier(update)
-      ? this.collection.findOneAndUpdate(guarded, update, common)
-      : this.collection.findOneAndReplace(guarded, update, common))
+    const after = await mapDuplicate(() =>
+      isModifier(update)
+        ? this.collection.findOneAndUpdate(guarded, update, common)
+        : this.collection.findOneAndReplace(guarded, update, common),
+    )
     if (!after) await this.#explainMiss(filter, options)
     return after as T | null
   }
 
   async deleteOne(filter: Filter, options?: UpdateOptions): Promise<T | null> {
-    const before = await this.collection.findOneAndDelete(this.#guard(filter, options), { sort: FIRST, session: this.session })
+    const before = await this.collection.findOneAndDelete(this.#guard(filter, options), {
+      sort: FIRST,
+      session: this.session,
+    })
     if (!before) await this.#explainMiss(filter, options)
     return before as T | null
   }
@@ -72,11 +96,13 @@ export class MongoCollection<T extends StoredRecord> implements Collection<T> {
   }
 
   async ensureIndex(spec: IndexSpec): Promise<void> {
-    await mapDuplicate(() => this.collection.createIndex(spec.fields, {
-      name: spec.name,
-      unique: spec.unique ?? false,
-      ...(spec.partial ? { partialFilterExpression: spec.partial } : {})
-    }))
+    await mapDuplicate(() =>
+      this.collection.createIndex(spec.fields, {
+        name: spec.name,
+        unique: spec.unique ?? false,
+        ...(spec.partial ? { partialFilterExpression: spec.partial } : {}),
+      }),
+    )
   }
 
   async dropIndex(name: string): Promise<void> {
@@ -91,7 +117,10 @@ export class MongoCollection<T extends StoredRecord> implements Collection<T> {
   /** A guarded write that matched nothing: a conflict when the record exists with another `_hash`. */
   async #explainMiss(filter: Filter, options: UpdateOptions | undefined): Promise<void> {
     if (options?.expectedHash === undefined) return
-    const exists = await this.collection.findOne(filter as DriverFilter<Doc>, { session: this.session, projection: { _id: 1 } })
+    const exists = await this.collection.findOne(filter as DriverFilter<Doc>, {
+      session: this.session,
+      projection: { _id: 1 },
+    })
     if (exists) throw new ConflictError()
   }
 }

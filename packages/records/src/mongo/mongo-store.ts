@@ -22,9 +22,12 @@ export async function openMongoStore(url: string, dbName: string): Promise<Recor
     async transaction<R>(work: (tx: Transaction) => Promise<R>): Promise<R> {
       const session = client.startSession()
       try {
-        return await session.withTransaction(() => work({
-          collection: <T extends StoredRecord = StoredRecord>(name: string): Collection<T> => new MongoCollection<T>(db.collection(name), session)
-        }))
+        return await session.withTransaction(() =>
+          work({
+            collection: <T extends StoredRecord = StoredRecord>(name: string): Collection<T> =>
+              new MongoCollection<T>(db.collection(name), session),
+          }),
+        )
       } finally {
         await session.endSession()
       }
@@ -41,6 +44,6 @@ export async function openMongoStore(url: string, dbName: string): Promise<Recor
     },
     async close(): Promise<void> {
       await client.close()
-    }
+    },
   }
 }

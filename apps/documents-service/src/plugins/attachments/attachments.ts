@@ -4,7 +4,15 @@ import { tmpdir } from 'node:os'
 import type { Readable } from 'node:stream'
 import fp from 'fastify-plugin'
 import type { FastifyBaseLogger } from 'fastify'
-import type { Attachment, CopiedAttachments, CopyAttachmentsBody, CopySource, CopyTarget, DefinitionRecord, Document } from '@quire/contracts'
+import type {
+  Attachment,
+  CopiedAttachments,
+  CopyAttachmentsBody,
+  CopySource,
+  CopyTarget,
+  DefinitionRecord,
+  Document,
+} from '@quire/contracts'
 import { FileNotFoundError, type ByteRange, type FileStore } from '@quire/files'
 import { newObjectId, type Filter, type RecordStore, type StoredRecord } from '@quire/records'
 import { ApiError, fail } from '@quire/service-kit'
@@ -41,7 +49,13 @@ export interface FoundAttachment {
 
 export interface AttachmentsService {
   /** Files first, then the document; on failure whatever was stored is removed again. */
-  save(scope: Scope, definition: DefinitionRecord, id: string, files: AsyncIterable<IncomingFile>, options: SaveOptions): Promise<{ attachments: Attachment[]; document?: Document }>
+  save(
+    scope: Scope,
+    definition: DefinitionRecord,
+    id: string,
+    files: AsyncIterable<IncomingFile>,
+    options: SaveOptions,
+  ): Promise<{ attachments: Attachment[]; document?: Document }>
   /** 404 `attachment_not_found` unless the document holds it, wherever in its fields. */
   find(scope: Scope, definition: DefinitionRecord, id: string, attachmentId: string): Promise<FoundAttachment>
   read(found: FoundAttachment, range?: ByteRange): Promise<{ stream: Readable; size: number }>
@@ -90,7 +104,10 @@ const keyOf = (definition: DefinitionRecord, documentId: string, attachmentId: s
 
 /** Control characters go (they would end up in headers); the rest of the name is kept as sent. */
 function cleanFileName(name: string): string {
-  const clean = name.replace(/\p{Cc}/gu, '').trim().slice(0, MAX_FILE_NAME)
+  const clean = name
+    .replace(/\p{Cc}/gu, '')
+    .trim()
+    .slice(0, MAX_FILE_NAME)
   return clean === '' ? 'file' : clean
 }
 
@@ -109,7 +126,9 @@ function selectFiles(attachments: Attachment[], source: CopySource): Attachment[
   const names = new Set(source.fileNames ?? [])
   const ids = new Set(source.fileIds ?? [])
   const selected = attachments.filter((attachment) => names.has(attachment._fileName) || ids.has(attachment._id))
-  for (const name of names) if (!selected.some((a) => a._fileName === name)) throw notFound(name, `source ${source.valuePath}`)
+  for (const name of names) {
+    if (!selected.some((a) => a._fileName === name)) throw notFound(name, `source ${source.valuePath}`)
+  }
   for (const id of ids) if (!selected.some((a) => a._id === id)) throw notFound(id, `source ${source.valuePath}`)
   return selected
 }
@@ -148,11 +167,22 @@ export function attachmentsService(
 
   /** The record goes first: a file in the store always has one. */
   async function register(definition: DefinitionRecord, documentId: string, key: string): Promise<void> {
-    await fileRecords.insertOne({ _id: key, definitionId: definition._id, documentId, _createdOn: new Date().toISOString() })
+    await fileRecords.insertOne({
+      _id: key,
+      definitionId: definition._id,
+      documentId,
+      _createdOn: new Date().toISOString(),
+    })
   }
 
   /** Spools one part, measures it and stores it under a new key, added to `keys` before anything is written. */
-  async function storeFile(scope: Scope, definition: DefinitionRecord, documentId: string, part: IncomingFile, keys: string[]): Promise<Attachment> {
+  async function storeFile(
+    scope: Scope,
+    definition: DefinitionRecord,
+    documentId: string,
+    part: IncomingFile,
+    keys: string[],
+  ): Promise<Attachment> {
     const fileName = cleanFileName(part.filename)
     const contentType = cleanContentType(part.mimetype)
     const spooled = await spool(part.file, uploadDir, maxFileSize, fileName)
@@ -179,11 +209,21 @@ export function attachmentsService(
     }
   }
 
-  async function storeAll(scope: Scope, definition: DefinitionRecord, documentId: string, parts: AsyncIterable<IncomingFile>, keys: string[]): Promise<Attachment[]> {
+  async function storeAll(
+    scope: Scope,
+    definition: DefinitionRecord,
+    documentId: string,
+    parts: AsyncIterable<IncomingFile>,
+    keys: string[],
+  ): Promise<Attachment[]> {
     const attachments: Attachment[] = []
     for await (const part of parts) {
       if (attachments.length === maxFiles) {
-        throw fail('payload_too_large', `More than ${maxFiles} files in one call`, `At most ${maxFiles} files can be sent at once`)
+        throw fail(
+          'payload_too_large',
+          `More than ${maxFiles} files in one call`,
+          `At most ${maxFiles} files can be sent at once`,
+        )
       }
       attachments.push(await storeFile(scope, definition, documentId, part, keys))
     }
@@ -203,14 +243,21 @@ export function attachmentsService(
     const keys: string[] = []
     try {
       for (const original of selected) {
-        const copy: Attachment = { ...original, _id: newObjectId(), _createdOn: new Date().toISOString(), _createdByUserId: scope.userId }
+        const copy: Attachment = {
+          ...original,
+          _id: newObjectId(),
+          _createdOn: new Date().toISOString(),
+          _createdByUserId: scope.userId,
+        }
         const key = keyOf(targetDefinition, targetDocument._id, copy._id)
         keys.push(key)
         await register(targetDefinition, targetDocument._id, key)
         try {
           await files.copy(keyOf(sourceDefinition, sourceDocument._id, original._id), key)
         } catch (error) {
-          throw error instanceof FileNotFoundError ? notFound(original._id, `the file store (source ${source.valuePath})`) : error
+          throw error instanceof FileNotFoundError
+            ? notFound(original._id, `the file store (source ${source.valuePath})`)
+            : error
         }
         copies.push(copy)
       }
@@ -223,13 +270,19 @@ export function attachmentsService(
       await discard(keys)
       throw error
     }
-    return { source: { ...source, _id: sourceDocument._id }, target: { ...target, _id: targetDocument._id }, attachments: copies }
+    return {
+      source: { ...source, _id: sourceDocument._id },
+      target: { ...target, _id: targetDocument._id },
+      attachments: copies,
+    }
   }
 
   // The document is gone already: leftover files are logged, not turned into a failed delete, and their
   // records stay so they remain findable.
   documents.onRemove(async ({ definition, document }) => {
-    const filter = document ? { definitionId: definition._id, documentId: document._id } : { definitionId: definition._id }
+    const filter = document
+      ? { definitionId: definition._id, documentId: document._id }
+      : { definitionId: definition._id }
     try {
       await discardWhere(filter)
     } catch (err) {

@@ -7,7 +7,12 @@ const SINGLE_RANGE = /^bytes=(\d*)-(\d*)$/
  * whole file (no header, a syntax we ignore, several ranges, or an `If-Range` that no longer matches),
  * `'unsatisfiable'` for 416.
  */
-export function requestedRange(header: string | undefined, ifRange: string | undefined, size: number, etag: string): ByteRange | 'unsatisfiable' | undefined {
+export function requestedRange(
+  header: string | undefined,
+  ifRange: string | undefined,
+  size: number,
+  etag: string,
+): ByteRange | 'unsatisfiable' | undefined {
   if (header === undefined || (ifRange !== undefined && ifRange !== etag)) return undefined
   const match = SINGLE_RANGE.exec(header.replace(/\s/g, ''))
   if (!match) return undefined

@@ -10,7 +10,9 @@ const QUARTER_TURNS = new Set([5, 6, 7, 8])
 export async function imageDimensions(path: string): Promise<{ width: number; height: number } | undefined> {
   try {
     const { width, height, orientation } = await imageSizeFromFile(path)
-    return orientation !== undefined && QUARTER_TURNS.has(orientation) ? { width: height, height: width } : { width, height }
+    return orientation !== undefined && QUARTER_TURNS.has(orientation)
+      ? { width: height, height: width }
+      : { width, height }
   } catch {
     return undefined
   }

@@ -14,7 +14,11 @@ export interface Spooled {
 }
 
 const cutShort = (fileName: string) =>
-  fail('validation_error', `body: the multipart body ended inside file "${fileName}"`, 'The upload was incomplete; send it again')
+  fail(
+    'validation_error',
+    `body: the multipart body ended inside file "${fileName}"`,
+    'The upload was incomplete; send it again',
+  )
 
 const isPrematureClose = (error: unknown): boolean =>
   error instanceof Error && 'code' in error && error.code === 'ERR_STREAM_PREMATURE_CLOSE'
@@ -34,7 +38,13 @@ export async function spool(source: Readable, dir: string, limit: number, fileNa
     transform(chunk: Buffer, _encoding, callback) {
       size += chunk.length
       if (size > limit) {
-        callback(fail('payload_too_large', `File "${fileName}" is larger than the limit of ${limit} bytes`, 'The file is too large'))
+        callback(
+          fail(
+            'payload_too_large',
+            `File "${fileName}" is larger than the limit of ${limit} bytes`,
+            'The file is too large',
+          ),
+        )
         return
       }
       hash.update(chunk)

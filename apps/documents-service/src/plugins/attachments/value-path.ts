@@ -15,7 +15,11 @@ const RESERVED = new Set(['status', 'accessGroups', 'externalId'])
 const FORBIDDEN = new Set(['__proto__', 'constructor', 'prototype'])
 
 const invalid = (path: string, why: string) =>
-  fail('invalid_value_path', `valuePath "${path}" ${why}`, 'The place given for the files is not valid for this document')
+  fail(
+    'invalid_value_path',
+    `valuePath "${path}" ${why}`,
+    'The place given for the files is not valid for this document',
+  )
 
 const isObject = (value: unknown): value is Record<string, unknown> =>
   typeof value === 'object' && value !== null && !Array.isArray(value)
@@ -32,7 +36,9 @@ export function parseValuePath(text: string): ValuePath {
   return segments.map((segment) => {
     if (INDEX.test(segment)) return Number(segment)
     if (segment === '') throw invalid(text, 'has an empty segment')
-    if (FORBIDDEN.has(segment) || !NAME.test(segment)) throw invalid(text, `has a segment "${segment}" that is not a field name or an index`)
+    if (FORBIDDEN.has(segment) || !NAME.test(segment)) {
+      throw invalid(text, `has a segment "${segment}" that is not a field name or an index`)
+    }
     return segment
   })
 }
@@ -62,7 +68,9 @@ export function attachmentsAt(fields: DocumentFields, path: ValuePath): Attachme
   let node: unknown = fields
   for (const segment of path) {
     if (node === undefined) return []
-    if (typeof node !== 'object' || node === null) throw invalid(text, 'goes through a value that is not an object or array')
+    if (typeof node !== 'object' || node === null) {
+      throw invalid(text, 'goes through a value that is not an object or array')
+    }
     node = step(node as Container, segment, text)
   }
   return checkAttachments(node, text)
@@ -72,7 +80,11 @@ export function attachmentsAt(fields: DocumentFields, path: ValuePath): Attachme
  * A copy of `fields` with the attachments at `path` replaced by `change(current)`. Missing objects and
  * arrays on the way are created (an array where the next segment is an index); anything else is 400.
  */
-export function withAttachmentsAt(fields: DocumentFields, path: ValuePath, change: (current: Attachment[]) => Attachment[]): DocumentFields {
+export function withAttachmentsAt(
+  fields: DocumentFields,
+  path: ValuePath,
+  change: (current: Attachment[]) => Attachment[],
+): DocumentFields {
   const text = path.join('.')
   const root = structuredClone(fields)
   let node: Container = root
