@@ -1,12 +1,53 @@
 import { createHash } from 'node:crypto'
-import type { EnvironmentEntry, EnvironmentRecord, LongLivedTokenRecord, UserRecord } from '@quire/contracts'
-import type { RecordStore } from '@quire/records'
+import { defineCollection, type RecordStore } from '@quire/records'
+
+/**
+ * The users service owns the `users`, `long_lived_tokens` and `environments` collections. Every service's auth
+ * reads them, and services never import one another, so they are declared here: this module is the interface
+ * across that line. It names the fields others read; the users service's own record types extend these.
+ */
+export interface IdentityUserRecord {
+  _id: string
+  isSuperAdministrator?: boolean
+  profile: { environments: Record<string, { administrator: boolean; active: boolean; groups: string[] }> }
+  /** Derived from `profile.environments`, indexed: the environments the user is active in. */
+  activeEnvironmentIds: string[]
+  authentication: {
+    /** Epoch ms; access tokens issued before it are refused (password reset, 2FA reset). */
+    sessionsValidAfter?: number
+  }
+  [field: string]: unknown
+}
+
+export interface IdentityTokenRecord {
+  _id: string
+  userId: string
+  /** Only the hash of the secret is stored. */
+  tokenHash: string
+  expiresOn: string | null
+  [field: string]: unknown
+}
+
+export interface IdentityEnvironmentRecord {
+  _id: string
+  [field: string]: unknown
+}
+
+export const IDENTITY_COLLECTIONS = {
+  users: defineCollection<IdentityUserRecord>('users', [
+    { name: 'activeEnvironmentIds', fields: { activeEnvironmentIds: 1 } },
+  ]),
+  longLivedTokens: defineCollection<IdentityTokenRecord>('long_lived_tokens', [
+    { name: 'tokenHash', fields: { tokenHash: 1 }, unique: true },
+  ]),
+  environments: defineCollection<IdentityEnvironmentRecord>('environments'),
+} as const
 
 /** What the auth plugin needs to know about a caller, whichever service it runs in. */
 export interface UserAccess {
   userId: string
   superAdministrator: boolean
-  environments: Record<string, Pick<EnvironmentEntry, 'administrator' | 'active' | 'groups'>>
+  environments: Readonly<Record<string, { administrator: boolean; active: boolean; groups: readonly string[] }>>
   /** Epoch ms; access tokens issued before it are refused. */
   sessionsValidAfter: number
 }
@@ -16,6 +57,8 @@ export interface Identity {
   /** The owner of a live (not revoked, not expired) long-lived token, or null. */
   longLivedToken(secret: string): Promise<{ tokenId: string; userId: string } | null>
   environmentExists(environmentId: string): Promise<boolean>
+  /** The users active in an environment (usage statistics), counted on the `activeEnvironmentIds` index. */
+  activeUsers(environmentId: string): Promise<number>
 }
 
 /** Long-lived tokens are stored only as this hash. They are long random strings, so a fast hash suffices. */
@@ -25,9 +68,17 @@ export const hashToken = (secret: string): string => createHash('sha256').update
 const DECODED_USERS = 10_000
 
 /** Frozen: one decoded access serves every request of the user until the record changes. */
-function accessOf(user: UserRecord): UserAccess {
-  const environments = Object.fromEntries(Object.entries(user.profile.environments).map(([id, entry]) =>
-    [id, Object.freeze({ administrator: entry.administrator, active: entry.active, groups: Object.freeze([...(entry.groups ?? [])]) as string[] })]))
+function accessOf(user: IdentityUserRecord): UserAccess {
+  const environments = Object.fromEntries(
+    Object.entries(user.profile.environments).map(([id, entry]) => [
+      id,
+      Object.freeze({
+        administrator: entry.administrator,
+        active: entry.active,
+        groups: Object.freeze([...(entry.groups ?? [])]) as string[],
+      }),
+    ]),
+  )
   return Object.freeze({
     userId: user._id,
     superAdministrator: user.isSuperAdministrator === true,
@@ -42,9 +93,9 @@ function accessOf(user: UserRecord): UserAccess {
  * stored text is unchanged.
  */
 export function recordsIdentity(store: RecordStore): Identity {
-  const users = store.collection<UserRecord>('users')
-  const tokens = store.collection<LongLivedTokenRecord>('long_lived_tokens')
-  const environments = store.collection<EnvironmentRecord>('environments')
+  const users = IDENTITY_COLLECTIONS.users.in(store)
+  const tokens = IDENTITY_COLLECTIONS.longLivedTokens.in(store)
+  const environments = IDENTITY_COLLECTIONS.environments.in(store)
   const decoded = new Map<string, { json: string; access: UserAccess }>()
   return {
     async user(userId) {
@@ -52,7 +103,7 @@ export function recordsIdentity(store: RecordStore): Identity {
       if (!stored) return null
       const known = decoded.get(userId)
       if (known?.json === stored.json) return known.access
-      const access = accessOf(JSON.parse(stored.json) as UserRecord)
+      const access = accessOf(JSON.parse(stored.json) as IdentityUserRecord)
       if (!known && decoded.size >= DECODED_USERS) decoded.delete(decoded.keys().next().value as string)
       decoded.set(userId, { json: stored.json, access })
       return access
@@ -66,5 +117,6 @@ export function recordsIdentity(store: RecordStore): Identity {
       // Its text is enough: nothing to decode.
       return (await environments.findText({ _id: environmentId })).length > 0
     },
+    activeUsers: (environmentId) => users.count({ activeEnvironmentIds: environmentId }),
   }
 }

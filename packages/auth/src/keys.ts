@@ -13,7 +13,11 @@ export interface KeyPair {
  * Several processes may start together on one data dir: the pair is published with `link` (fails when it
  * exists), so all of them end up with the same keys.
  */
-export async function loadKeyPair(options: { dataDir: string; privateKey?: string; publicKey?: string }): Promise<Required<KeyPair>> {
+export async function loadKeyPair(options: {
+  dataDir: string
+  privateKey?: string
+  publicKey?: string
+}): Promise<Required<KeyPair>> {
   if (options.privateKey && options.publicKey) return { privateKey: options.privateKey, publicKey: options.publicKey }
   const dir = join(options.dataDir, 'keys')
   const privatePath = join(dir, 'jwt-private.pem')

@@ -6,15 +6,20 @@ import { fail } from '@quire/service-kit'
 import type { Identity, UserAccess } from './identity.js'
 import type { KeyPair } from './keys.js'
 
+/** Who calls: set by `authenticate` and by `requireEnvironment`. */
 export interface Caller {
-  userId: string
-  via: 'access-token' | 'long-lived-token'
-  superAdministrator: boolean
-  /** The `environment-id` of the call; null on calls that are not scoped to an environment. */
-  environmentId: string | null
+  readonly userId: string
+  readonly via: 'access-token' | 'long-lived-token'
+  readonly superAdministrator: boolean
+}
+
+/** Who calls, and where: set by `requireEnvironment` alone. */
+export interface Scope extends Caller {
+  /** The `environment-id` of the call, checked to exist and to be open to the caller. */
+  readonly environmentId: string
   /** Administrator of `environmentId` (always true for a super-administrator). */
-  administrator: boolean
-  groups: string[]
+  readonly administrator: boolean
+  readonly groups: readonly string[]
 }
 
 /** Claims of our access tokens: `t` is the issue time in ms, finer than `iat`, for session revocation. */
@@ -34,8 +39,10 @@ type Hook = onRequestAsyncHookHandler
 
 declare module 'fastify' {
   interface FastifyRequest {
-    /** Set by the auth hooks; read it only in routes behind them. */
-    caller: Caller
+    /** The caller, in routes behind `authenticate` or `requireEnvironment`; reading it elsewhere throws. */
+    readonly caller: Caller
+    /** The caller and its environment, in routes behind `requireEnvironment`; reading it elsewhere throws. */
+    readonly scope: Scope
   }
   interface FastifyInstance {
     auth: {
@@ -57,6 +64,20 @@ declare module '@fastify/jwt' {
   interface FastifyJWT {
     payload: AccessTokenClaims
   }
+}
+
+const CALLER = Symbol('quire.caller')
+const SCOPE = Symbol('quire.scope')
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    [CALLER]: Caller | null
+    [SCOPE]: Scope | null
+  }
+}
+
+function wiringError(request: FastifyRequest, hook: string): never {
+  throw new Error(`${request.method} ${request.routeOptions.url ?? request.url} is not behind ${hook}`)
 }
 
 const ENVIRONMENT_ID = new RegExp(ENVIRONMENT_ID_PATTERN)
@@ -119,7 +140,9 @@ async function auth(app: FastifyInstance, options: AuthOptions) {
     }
   }
 
-  async function identify(request: FastifyRequest): Promise<UserAccess> {
+  async function identify(
+    request: FastifyRequest,
+  ): Promise<{ userId: string; via: Caller['via']; access: UserAccess }> {
     const header = request.headers.authorization
     const token = header?.startsWith(BEARER_PREFIX) ? header.slice(BEARER_PREFIX.length) : ''
     // A token in the verified cache passed every check below when it was first seen.
@@ -144,12 +167,12 @@ async function auth(app: FastifyInstance, options: AuthOptions) {
     }
     const user = await identity.user(userId)
     if (!user || issuedAt < user.sessionsValidAfter) throw unauthorized('The token is no longer valid')
-    request.caller = { userId, via, superAdministrator: user.superAdministrator, environmentId: null, administrator: false, groups: [] }
-    return user
+    return { userId, via, access: user }
   }
 
   const authenticate: Hook = async (request) => {
-    await identify(request)
+    const { userId, via, access } = await identify(request)
+    request[CALLER] = { userId, via, superAdministrator: access.superAdministrator }
   }
 
   const requireEnvironment: Hook = async (request) => {
@@ -160,26 +183,33 @@ async function auth(app: FastifyInstance, options: AuthOptions) {
     if (typeof environmentId !== 'string' || !ENVIRONMENT_ID.test(environmentId)) {
       throw fail('validation_error', `headers/environment-id must match ${ENVIRONMENT_ID_PATTERN}`)
     }
-    const user = await identify(request)
-    const caller = request.caller
-    const entry = user.environments[environmentId]
-    if (caller.superAdministrator) {
+    const { userId, via, access } = await identify(request)
+    const superAdministrator = access.superAdministrator
+    const entry = access.environments[environmentId]
+    let scope: Scope
+    if (superAdministrator) {
       if (!(await identity.environmentExists(environmentId))) {
         throw fail('forbidden', `Environment ${environmentId} does not exist`)
       }
-      caller.administrator = true
-      caller.groups = entry?.groups ?? []
+      scope = { userId, via, superAdministrator, environmentId, administrator: true, groups: entry?.groups ?? [] }
     } else if (entry?.active === true) {
-      caller.administrator = entry.administrator === true
-      caller.groups = entry.groups ?? []
+      scope = {
+        userId,
+        via,
+        superAdministrator,
+        environmentId,
+        administrator: entry.administrator,
+        groups: entry.groups,
+      }
     } else {
       throw fail('forbidden', `No access to environment ${environmentId}`, 'You do not have access to this environment')
     }
-    caller.environmentId = environmentId
+    request[CALLER] = scope
+    request[SCOPE] = scope
   }
 
   const requireAdministrator: Hook = async (request) => {
-    if (!request.caller.administrator) {
+    if (!request.scope.administrator) {
       throw fail('forbidden', 'This call needs an administrator of the environment')
     }
   }
@@ -188,13 +218,31 @@ async function auth(app: FastifyInstance, options: AuthOptions) {
     if (!request.caller.superAdministrator) throw fail('forbidden', 'This call needs a super-administrator')
   }
 
-  app.decorateRequest('caller', null as unknown as Caller)
+  app.decorateRequest(CALLER, null)
+  app.decorateRequest(SCOPE, null)
+  // Getters, so a route that forgot its hook fails loudly (a 500) instead of acting for nobody, or in no environment.
+  app.decorateRequest('caller', {
+    getter(this: FastifyRequest) {
+      return this[CALLER] ?? wiringError(this, 'authenticate or requireEnvironment')
+    },
+  })
+  app.decorateRequest('scope', {
+    getter(this: FastifyRequest) {
+      return this[SCOPE] ?? wiringError(this, 'requireEnvironment')
+    },
+  })
   const issueAccessToken = (userId: string): string => {
     if (!options.keys.privateKey) throw new Error('this service has no private key to sign with')
     return app.jwt.sign({ sub: userId, t: Date.now() })
   }
 
-  app.decorate('auth', { authenticate, requireEnvironment, requireAdministrator, requireSuperAdministrator, issueAccessToken })
+  app.decorate('auth', {
+    authenticate,
+    requireEnvironment,
+    requireAdministrator,
+    requireSuperAdministrator,
+    issueAccessToken,
+  })
 }
 
 /** Bearer verification, environment scope and role checks, shared by every service. */
