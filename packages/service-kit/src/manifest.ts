@@ -1,10 +1,10 @@
-import type { FastifyInstance, FastifyPluginAsync } from 'fastify'
+import type { FastifyInstance, FastifyPluginAsync, FastifyPluginOptions } from 'fastify'
 
 /**
  * What a service publishes of itself: the gateway builds its route table and its in-process mounts from these,
  * so a prefix cannot exist in the service and be missing at the edge.
  */
-export interface ServiceManifest<Options> {
+export interface ServiceManifest<Options extends FastifyPluginOptions> {
   readonly name: string
   /** Every public path of the service is one of these or lies under one. */
   readonly prefixes: readonly string[]
@@ -19,7 +19,7 @@ const within = (url: string, prefixes: readonly string[]) =>
  * Registers a service's app, refusing at start any route outside its prefixes: such a route would answer
  * all-in-one and be a 404 once the service runs behind the gateway's proxy.
  */
-export async function mountService<Options>(
+export async function mountService<Options extends FastifyPluginOptions>(
   server: FastifyInstance,
   manifest: ServiceManifest<Options>,
   options: Options,

@@ -2,7 +2,8 @@ import { createSign, generateKeyPairSync, randomBytes } from 'node:crypto'
 import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import type { EnvironmentEntry, EnvironmentRecord, UserRecord } from '@quire/contracts'
+import { IDENTITY_COLLECTIONS, type IdentityEnvironmentRecord, type IdentityUserRecord } from '@quire/auth'
+import type { EnvironmentEntry } from '@quire/contracts'
 import { openFileStore, type FileStore } from '@quire/files'
 import { newObjectId, openRecordStore, type RecordStore } from '@quire/records'
 
@@ -36,9 +37,9 @@ export async function testResources(t: Teardown): Promise<TestResources> {
   return { dataDir, store, files, keys }
 }
 
-export async function createEnvironment(store: RecordStore, id: string): Promise<EnvironmentRecord> {
+export async function createEnvironment(store: RecordStore, id: string): Promise<IdentityEnvironmentRecord> {
   const environment = { _id: id, name: id, _createdOn: new Date().toISOString(), _createdByUserId: 'test' }
-  await store.collection<EnvironmentRecord>('environments').insertOne(environment)
+  await IDENTITY_COLLECTIONS.environments.in(store).insertOne(environment)
   return environment
 }
 
@@ -49,8 +50,11 @@ export interface UserSeed {
   environments?: Record<string, Partial<EnvironmentEntry>>
 }
 
+/** A user as `createUser` writes it: the fields every service's auth reads, and the account's name. */
+export type SeededUser = IdentityUserRecord & { username: string }
+
 /** Writes a user record directly, as the users service stores it (no password: tokens come from `accessToken`). */
-export async function createUser(store: RecordStore, seed: UserSeed = {}): Promise<UserRecord> {
+export async function createUser(store: RecordStore, seed: UserSeed = {}): Promise<SeededUser> {
   const now = new Date().toISOString()
   const _id = newObjectId()
   const environments: Record<string, EnvironmentEntry> = {}
@@ -66,7 +70,7 @@ export async function createUser(store: RecordStore, seed: UserSeed = {}): Promi
       ...entry,
     }
   }
-  const user: UserRecord = {
+  const user: SeededUser = {
     _id,
     username: seed.username ?? `user-${randomBytes(4).toString('hex')}`,
     profile: { environments },
@@ -80,7 +84,7 @@ export async function createUser(store: RecordStore, seed: UserSeed = {}): Promi
     _lastModifiedOn: now,
     _lastModifiedByUserId: _id,
   }
-  await store.collection<UserRecord>('users').insertOne(user)
+  await IDENTITY_COLLECTIONS.users.in(store).insertOne(user)
   return user
 }
 
