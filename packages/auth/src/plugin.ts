@@ -3,7 +3,7 @@ import fastifyJwt from '@fastify/jwt'
 import type { FastifyInstance, FastifyRequest, onRequestAsyncHookHandler } from 'fastify'
 import { ENVIRONMENT_ID_PATTERN } from '@quire/contracts'
 import { fail } from '@quire/service-kit'
-import type { Identity, UserAccess } from './identity.js'
+import type { Identity, UserAccess } from '@quire/identity'
 import type { KeyPair } from './keys.js'
 
 /** Who calls: set by `authenticate` and by `requireEnvironment`. */

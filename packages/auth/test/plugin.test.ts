@@ -2,7 +2,8 @@ import t, { type Test } from 'tap'
 import { generateKeyPairSync } from 'node:crypto'
 import { createServer } from '@quire/service-kit'
 import { createEnvironment, createUser, accessToken, headers, testResources } from '@quire/testing'
-import { authPlugin, recordsIdentity, hashToken } from '../src/index.js'
+import { hashToken, IDENTITY_COLLECTIONS, recordsIdentity } from '@quire/identity'
+import { authPlugin } from '../src/index.js'
 
 async function build(t: Test) {
   const resources = await testResources(t)
@@ -117,7 +118,7 @@ t.test('a change to a user already seen applies to the next request', async (t) 
 t.test('long-lived tokens: live, expired, revoked', async (t) => {
   const { server, store } = await build(t)
   const user = await createUser(store, { environments: { acme: {} } })
-  const tokens = store.collection('long_lived_tokens')
+  const tokens = IDENTITY_COLLECTIONS.longLivedTokens.in(store)
   const now = new Date().toISOString()
   const add = (secret: string, expiresOn: string | null) =>
     tokens.insertOne({
