@@ -94,8 +94,8 @@ t.test('access tokens issued before sessionsValidAfter are refused', async (t) =
   const { server, store, sign } = await build(t)
   const user = await createUser(store, { environments: { acme: {} } })
   const before = sign(user._id, { issuedAt: Date.now() - 1000 })
-  await store
-    .collection('users')
+  await IDENTITY_COLLECTIONS.users
+    .in(store)
     .updateOne({ _id: user._id }, { $set: { 'authentication.sessionsValidAfter': Date.now() - 500 } })
   t.equal((await server.inject({ method: 'GET', url: '/whoami', headers: headers(before) })).statusCode, 401)
   t.equal((await server.inject({ method: 'GET', url: '/whoami', headers: headers(sign(user._id)) })).statusCode, 200)
@@ -107,11 +107,13 @@ t.test('a change to a user already seen applies to the next request', async (t) 
   const env = () => server.inject({ method: 'GET', url: '/env', headers: headers(sign(user._id), 'acme') })
   t.match((await env()).json(), { groups: ['sales'] })
   t.match((await env()).json(), { groups: ['sales'] }, 'again, unchanged')
-  await store
-    .collection('users')
+  await IDENTITY_COLLECTIONS.users
+    .in(store)
     .updateOne({ _id: user._id }, { $set: { 'profile.environments.acme.groups': ['support'] } })
   t.match((await env()).json(), { groups: ['support'] }, 'new groups at once')
-  await store.collection('users').updateOne({ _id: user._id }, { $set: { 'profile.environments.acme.active': false } })
+  await IDENTITY_COLLECTIONS.users
+    .in(store)
+    .updateOne({ _id: user._id }, { $set: { 'profile.environments.acme.active': false } })
   t.equal((await env()).statusCode, 403, 'deactivated at once')
 })
 
