@@ -8,9 +8,14 @@ export interface RecordStoreOptions {
   /** When set, records live in Mongo instead. */
   mongoUrl?: string
   mongoDb?: string
+  /**
+   * The embedded store compresses records against it: give the fields most records repeat. Recorded by the
+   * first open of a data dir, which every later open then uses (whatever it is given).
+   */
+  compressionDictionary?: Buffer
 }
 
 export async function openRecordStore(options: RecordStoreOptions): Promise<RecordStore> {
   if (options.mongoUrl) return openMongoStore(options.mongoUrl, options.mongoDb ?? 'quire')
-  return openEmbeddedStore(options.dataDir)
+  return openEmbeddedStore(options.dataDir, { compressionDictionary: options.compressionDictionary })
 }

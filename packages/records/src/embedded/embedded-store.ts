@@ -3,7 +3,7 @@ import { StoreUnavailableError } from '../errors.js'
 import type { Collection, RecordStore, StoredRecord, Transaction } from '../port.js'
 import { EmbeddedCollection } from './embedded-collection.js'
 import { EmbeddedTransaction } from './embedded-transaction.js'
-import { Engine } from './engine.js'
+import { Engine, type EngineOptions } from './engine.js'
 
 export interface EmbeddedRecordStore extends RecordStore {
   /** Records and index entries read so far; lets tests see whether a query used an index. */
@@ -11,8 +11,8 @@ export interface EmbeddedRecordStore extends RecordStore {
 }
 
 /** The embedded adapter: lmdb under `<dataDir>/records`, shareable by several processes. */
-export function openEmbeddedStore(dataDir: string): EmbeddedRecordStore {
-  const engine = new Engine(join(dataDir, 'records'))
+export function openEmbeddedStore(dataDir: string, options: EngineOptions = {}): EmbeddedRecordStore {
+  const engine = new Engine(join(dataDir, 'records'), options)
   return {
     stats: engine.stats,
     collection<T extends StoredRecord = StoredRecord>(name: string): Collection<T> {

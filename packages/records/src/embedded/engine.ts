@@ -2,11 +2,10 @@ import { open, type Database, type Key, type RootDatabase } from 'lmdb'
 import { DuplicateKeyError, RecordsError, StoreUnavailableError } from '../errors.js'
 import type { IndexSpec, StoredRecord } from '../port.js'
 import {
-  formatOf,
   indexEntries,
   isIndexed,
+  keyedByValues,
   sameSpec,
-  UNIQUE_KEYS,
   type IndexEntries,
   type IndexKey,
   type StoredIndex,
@@ -17,33 +16,19 @@ type RecordsDb = Database<string, string>
 /** Entry values: the record's `_id` in unique indexes, nothing in the others (the `_id` ends the key). */
 type IndexDb = Database<string | null, IndexKey>
 
-/**
- * Records are LZ4-compressed against this dictionary: the system fields every stored document repeats, so a
- * document takes about half the pages of its text. Part of the stored format: records written with one
- * dictionary cannot be read with another.
- */
-const RECORDS_COMPRESSION = {
-  threshold: 128,
-  dictionary: Buffer.from(
-    JSON.stringify({
-      _id: '000000000000000000000000',
-      _createdOn: '2026-01-01T00:00:00.000Z',
-      _createdByUserId: '000000000000000000000000',
-      _lastModifiedOn: '2026-01-01T00:00:00.000Z',
-      _lastModifiedByUserId: '000000000000000000000000',
-      _documentDefinitionId: '000000000000000000000000',
-      _environmentId: 'default',
-      externalId: '',
-      status: 'ready',
-      accessGroups: [],
-      _hash: '',
-    }),
-  ),
-}
+/** Records under this size are stored as they are: LZ4 gains nothing on them. */
+const COMPRESSION_THRESHOLD = 128
+/** Where the store keeps its settings (the compression dictionary), beside the index definitions. */
+const SETTINGS = '__settings'
+const DICTIONARY = 'compressionDictionary'
 
-/** Earlier versions kept records as msgpack under `r/<collection>`, sharing the key lists stored under the symbol. */
-const MSGPACK_RECORDS = 'r/'
-const MSGPACK_STRUCTURES = Symbol.for('structures')
+export interface EngineOptions {
+  /**
+   * Records are LZ4-compressed against this dictionary (the fields the caller's records repeat). Part of the
+   * stored format: the first open of a store records it, and every later open uses the recorded one.
+   */
+  compressionDictionary?: Buffer
+}
 
 /** `clearSync` opens its own transaction, which cannot nest in ours. */
 function clear<K extends Key>(db: Database<unknown, K>): void {
@@ -81,7 +66,7 @@ function noteArrays(stored: StoredIndex, entries: IndexEntries): boolean {
 
 /** Where the record's entry for `values` is: unique indexes key the values alone, the others end the key with `_id`. */
 function entryKey(stored: StoredIndex, values: IndexKey, id: string): IndexKey {
-  return stored.format === UNIQUE_KEYS ? values : [...values, id]
+  return keyedByValues(stored) ? values : [...values, id]
 }
 
 /**
@@ -102,57 +87,22 @@ export class Engine {
   #inWork = false
   readonly #pendingWrites = new Set<Promise<unknown>>()
 
-  constructor(path: string) {
+  readonly #compression: { threshold: number; dictionary?: Buffer }
+
+  constructor(path: string, options: EngineOptions = {}) {
     this.#env = open({ path, maxDbs: 4096, mapSize: 2 ** 34 })
     this.#meta = this.#env.openDB({ name: '__meta', keyEncoding: 'ordered-binary' })
-    this.#upgradeRecords()
-    this.#upgradeIndexes()
-  }
-
-  /** Rewrites, once, the records an earlier version stored as msgpack into JSON text, collection by collection. */
-  #upgradeRecords(): void {
-    // Database names are the root's keys; collected first, since opening a database writes one.
-    const names = [...this.#env.getKeys()].filter(
-      (name): name is string => typeof name === 'string' && name.startsWith(MSGPACK_RECORDS),
-    )
-    for (const name of names) {
-      const old = this.#env.openDB<StoredRecord, string | symbol>({
-        name,
-        keyEncoding: 'ordered-binary',
-        sharedStructuresKey: MSGPACK_STRUCTURES,
-      })
-      // An emptied database stays: dropping it could pull it from under another process opening the directory.
-      if (old.getKeysCount({ limit: 1 }) === 0) continue
-      const records = this.records(name.slice(MSGPACK_RECORDS.length))
-      // Copied and emptied in one transaction: a second open (or another process) finds nothing left to copy,
-      // so it can never copy a stale record over one written since.
-      this.#env.transactionSync(() => {
-        // Without `start` the range begins after the symbol key of the shared structures.
-        for (const { key, value } of old.getRange()) {
-          if (typeof key === 'string') records.putSync(key, JSON.stringify(value))
-        }
-        clear(old)
-        old.removeSync(MSGPACK_STRUCTURES)
-      })
-    }
-  }
-
-  /**
-   * Rebuilds the indexes an earlier version built in another entry format, once, as the store opens: every
-   * index is then in the format this version reads and writes. Processes sharing a data dir must run one version.
-   */
-  #upgradeIndexes(): void {
-    const outdated = (collection: string) =>
-      this.indexes(collection).filter((stored) => stored.format !== formatOf(stored.spec))
-    for (const collection of [...this.#meta.getKeys()]) {
-      if (outdated(collection).length === 0) continue
-      // Opened before the write: lmdb cannot iterate a database first opened inside one.
-      this.records(collection)
-      for (const { spec } of this.indexes(collection)) this.index(collection, spec.name)
-      this.#env.transactionSync(() => {
-        for (const { spec } of outdated(collection)) this.addIndex(collection, spec)
-      })
-    }
+    const settings = this.#env.openDB<Buffer, string>({ name: SETTINGS, encoding: 'binary' })
+    // In one write transaction, so processes opening a new store together agree on one dictionary.
+    const dictionary = this.#env.transactionSync(() => {
+      const recorded = settings.get(DICTIONARY)
+      if (recorded !== undefined || !options.compressionDictionary) return recorded
+      settings.putSync(DICTIONARY, options.compressionDictionary)
+      return options.compressionDictionary
+    })
+    this.#compression = dictionary
+      ? { threshold: COMPRESSION_THRESHOLD, dictionary }
+      : { threshold: COMPRESSION_THRESHOLD }
   }
 
   /**
@@ -200,7 +150,7 @@ export class Engine {
         name: `json/${collection}`,
         keyEncoding: 'ordered-binary',
         encoding: 'string',
-        compression: RECORDS_COMPRESSION,
+        compression: this.#compression,
       })
       dbs = { records, indexes: new Map() }
       this.#dbs.set(collection, dbs)
@@ -305,7 +255,7 @@ export class Engine {
 
   /** Adds the record's entry for `values`; in a unique index, refuses values another record holds. */
   #putEntry(db: IndexDb, stored: StoredIndex, values: IndexKey, id: string): void {
-    const unique = stored.format === UNIQUE_KEYS
+    const unique = keyedByValues(stored)
     if (unique) {
       const owner = db.get(values)
       if (owner !== undefined && owner !== id) {
@@ -318,10 +268,7 @@ export class Engine {
     db.putSync(entryKey(stored, values, id), unique ? id : null)
   }
 
-  /**
-   * Adds the index and builds it from the existing records; an index built by an older version in another
-   * entry format is rebuilt. Call inside `write`.
-   */
+  /** Adds the index and builds it from the existing records. Call inside `write`. */
   addIndex(collection: string, spec: IndexSpec): void {
     const indexes = this.indexes(collection)
     const existing = indexes.find((stored) => stored.spec.name === spec.name)
@@ -329,23 +276,19 @@ export class Engine {
       if (!sameSpec(existing.spec, spec)) {
         throw new RecordsError(`index ${spec.name} already exists with another definition`)
       }
-      if (existing.format === formatOf(existing.spec)) return
+      return
     }
-    const definition = existing?.spec ?? spec
-    const stored: StoredIndex = { spec: definition, multikey: false, format: formatOf(definition), multikeyPaths: [] }
+    const stored: StoredIndex = { spec, multikey: false, multikeyPaths: [] }
     const db = this.index(collection, spec.name)
     clear(db)
     for (const { value } of this.records(collection).getRange()) {
       const record = JSON.parse(value) as StoredRecord
-      if (!isIndexed(definition, record)) continue
-      const entries = indexEntries(definition, record)
+      if (!isIndexed(spec, record)) continue
+      const entries = indexEntries(spec, record)
       for (const key of entries.keys) this.#putEntry(db, stored, key, record._id)
       noteArrays(stored, entries)
     }
-    this.#meta.putSync(
-      collection,
-      existing ? indexes.map((other) => (other === existing ? stored : other)) : [...indexes, stored],
-    )
+    this.#meta.putSync(collection, [...indexes, stored])
   }
 
   /** Call inside `write`. */

@@ -7,28 +7,17 @@ export const KEY_END = '\uffff'
 
 export type IndexKey = Array<number | string>
 
-/** Entries `[...values, _id] → null`: one per distinct array element of the record (Mongo's multikey). */
-export const ELEMENT_KEYS = 2
 /**
- * Entries of unique indexes: `[...values] → _id`. Values name at most one record, so a lookup or a uniqueness
+ * Entries of an index: `[...values, _id] → null`, one per distinct array element of the record (Mongo's
+ * multikey); in a unique index `[...values] → _id`: values name at most one record, so a lookup or a uniqueness
  * check is one read instead of a range scan.
  */
-export const UNIQUE_KEYS = 3
-export type IndexFormat = typeof ELEMENT_KEYS | typeof UNIQUE_KEYS
+export const keyedByValues = (stored: StoredIndex): boolean => stored.spec.unique === true
 
-/** The entry format this version builds for the index; indexes in another one are rebuilt when the store opens. */
-export function formatOf(spec: IndexSpec): IndexFormat {
-  return spec.unique === true ? UNIQUE_KEYS : ELEMENT_KEYS
-}
-
-/**
- * A persisted index definition. `multikey` once any record stored an array along an indexed path. `format` is
- * absent from indexes built by the oldest versions (one entry per record, arrays keyed whole).
- */
+/** A persisted index definition. `multikey` once any record stored an array along an indexed path. */
 export interface StoredIndex {
   spec: IndexSpec
   multikey: boolean
-  format?: IndexFormat
   /** The indexed paths along which some record stored an array. */
   multikeyPaths?: string[]
   /** Some record holds arrays that keys cannot mirror (arrays of arrays, a numeric path segment into an array). */

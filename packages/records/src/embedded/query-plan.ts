@@ -4,7 +4,7 @@ import type { Filter, StoredRecord } from '../port.js'
 import { getPath, sortKey, type SortField } from '../sort-order.js'
 import type { Engine } from './engine.js'
 import type { RangeOptions } from 'lmdb'
-import { KEY_END, partialMatcher, UNIQUE_KEYS, valuesKey, type IndexKey, type StoredIndex } from './index-keys.js'
+import { KEY_END, keyedByValues, partialMatcher, valuesKey, type IndexKey, type StoredIndex } from './index-keys.js'
 
 type Scalar = string | number | boolean | null
 
@@ -70,7 +70,7 @@ function* entries(
   range: RangeOptions,
 ): Generator<{ key: IndexKey; id: string }> {
   const db = engine.index(collection, index.spec.name)
-  if (index.format === UNIQUE_KEYS) {
+  if (keyedByValues(index)) {
     for (const { key, value } of db.getRange(range)) yield { key, id: value as string }
   } else {
     for (const key of db.getKeys(range)) yield { key, id: key.at(-1) as string }
@@ -274,7 +274,7 @@ export function findRows(engine: Engine, collection: string, filter: Filter, opt
   // one read of the entry, without the generators and page bookkeeping of a scan.
   if (
     exact &&
-    plan.index.format === UNIQUE_KEYS &&
+    keyedByValues(plan.index) &&
     plan.prefixFields.length === Object.keys(plan.index.spec.fields).length &&
     !after
   ) {
@@ -301,6 +301,6 @@ export function findRows(engine: Engine, collection: string, filter: Filter, opt
     ...low,
     ...valuesKey(fields.slice(plan.prefixFields.length).map((path) => getPath(afterRecord, path))),
   ]
-  const from = plan.index.format === UNIQUE_KEYS ? values : [...values, after.id]
+  const from = keyedByValues(plan.index) ? values : [...values, after.id]
   return plan.reverse ? take(load(from, low, true, after.id), exact) : take(load(from, high, false, after.id), exact)
 }

@@ -4,10 +4,8 @@ import { join } from 'node:path'
 import t from 'tap'
 import { DuplicateKeyError, newObjectId, openEmbeddedStore, type StoredRecord } from '../src/index.js'
 
-// Records share msgpackr structures stored beside them; a structure added by a write that rolls back must
-// not be named by a later committed record, or that record cannot be read after a restart.
-t.test('a rolled-back write leaves no committed record naming a structure that was never saved', async (t) => {
-  const dataDir = mkdtempSync(join(tmpdir(), 'quire-structures-'))
+t.test('a write that rolled back leaves every committed record readable after a restart', async (t) => {
+  const dataDir = mkdtempSync(join(tmpdir(), 'quire-reopen-'))
   t.teardown(() => rmSync(dataDir, { recursive: true, force: true }))
   const shaped = (): StoredRecord => ({
     _id: newObjectId(),
@@ -18,7 +16,6 @@ t.test('a rolled-back write leaves no committed record naming a structure that w
   let store = openEmbeddedStore(dataDir)
   await store.collection('items').ensureIndex({ name: 'code', fields: { code: 1 }, unique: true })
   await store.collection('items').insertOne({ _id: newObjectId(), code: 'taken' })
-  // The novel record is written (and its structures saved) before the duplicate rolls the commit back.
   await t.rejects(
     store.transaction(async (tx) => {
       await tx.collection('items').insertOne(shaped())
@@ -37,7 +34,7 @@ t.test('a rolled-back write leaves no committed record naming a structure that w
 })
 
 t.test('records written by one process are read by another sharing the data directory', async (t) => {
-  const dataDir = mkdtempSync(join(tmpdir(), 'quire-structures-'))
+  const dataDir = mkdtempSync(join(tmpdir(), 'quire-reopen-'))
   t.teardown(() => rmSync(dataDir, { recursive: true, force: true }))
   const writer = openEmbeddedStore(dataDir)
   const reader = openEmbeddedStore(dataDir)
@@ -53,3 +50,25 @@ t.test('records written by one process are read by another sharing the data dire
   for (const record of shapes) await writer.collection('items').insertOne(record)
   t.same(await reader.collection('items').find({}), shapes)
 })
+
+t.test(
+  'the compression dictionary of the first open is kept: later opens read with it, whatever they are given',
+  async (t) => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'quire-reopen-'))
+    t.teardown(() => rmSync(dataDir, { recursive: true, force: true }))
+    const dictionary = Buffer.from(JSON.stringify({ _id: '', title: '', body: '', status: 'ready' }))
+    const record = { _id: newObjectId(), title: 'x'.repeat(100), body: 'compressed '.repeat(40), status: 'ready' }
+    let store = openEmbeddedStore(dataDir, { compressionDictionary: dictionary })
+    await store.collection('items').insertOne(record)
+    await store.close()
+    for (const options of [{}, { compressionDictionary: Buffer.from('{"another":"dictionary"}') }]) {
+      store = openEmbeddedStore(dataDir, options)
+      t.same(await store.collection('items').findOne({ _id: record._id }), record)
+      await store.collection('items').insertOne({ ...record, _id: newObjectId() })
+      await store.close()
+    }
+    store = openEmbeddedStore(dataDir)
+    t.teardown(() => store.close())
+    t.equal(await store.collection('items').count({ body: record.body }), 3)
+  },
+)
