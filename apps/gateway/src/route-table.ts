@@ -1,10 +1,30 @@
-/** The one route table: every public prefix and the service that answers it. Paths are forwarded unchanged. */
-export const ROUTE_TABLE = {
-  documents: ['/api/v2/document-definitions', '/api/v2/documents'],
-  users: ['/api/v2/users', '/api/v2/environments', '/auth', '/api/v2/auth'],
-  packages: ['/api/v2/packages', '/api/v2/usage-statistics'],
-} as const
+import type { KeyPair } from '@quire/auth'
+import type { FileStore } from '@quire/files'
+import type { RecordStore } from '@quire/records'
+import type { ServiceManifest } from '@quire/service-kit'
+import { service as documents } from '@quire/documents-service'
+import { service as packages } from '@quire/packages-service'
+import { service as users } from '@quire/users-service'
+import type { Config } from './config.js'
 
-export type ServiceName = keyof typeof ROUTE_TABLE
+/** What locally mounted services share: one store, one file store, one key pair. */
+export interface LocalResources {
+  store: RecordStore
+  files: FileStore
+  keys: KeyPair
+}
 
-export const SERVICE_NAMES = Object.keys(ROUTE_TABLE) as ServiceName[]
+/** Every service the gateway fronts, and the variable giving its URL when it runs elsewhere. */
+export const SERVICES: readonly {
+  manifest: ServiceManifest<LocalResources & { config: Config }>
+  urlVariable: 'QUIRE_DOCUMENTS_URL' | 'QUIRE_USERS_URL' | 'QUIRE_PACKAGES_URL'
+}[] = [
+  { manifest: documents, urlVariable: 'QUIRE_DOCUMENTS_URL' },
+  { manifest: users, urlVariable: 'QUIRE_USERS_URL' },
+  { manifest: packages, urlVariable: 'QUIRE_PACKAGES_URL' },
+]
+
+/** The one route table, read from the services' manifests: each public prefix and the service answering it. */
+export const ROUTE_TABLE: Readonly<Record<string, readonly string[]>> = Object.fromEntries(
+  SERVICES.map(({ manifest }) => [manifest.name, manifest.prefixes]),
+)

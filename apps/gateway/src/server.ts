@@ -1,5 +1,5 @@
 import { loadKeyPair } from '@quire/auth'
-import { s3Options } from '@quire/documents-service'
+import { RECORDS_COMPRESSION_DICTIONARY, s3Options } from '@quire/documents-service'
 import { openFileStore } from '@quire/files'
 import { openRecordStore } from '@quire/records'
 import { createServer, loadConfig, startServer } from '@quire/service-kit'
@@ -21,6 +21,7 @@ if (Object.values(upstreams).includes('local')) {
     dataDir: config.QUIRE_DATA_DIR,
     mongoUrl: config.QUIRE_MONGO_URL,
     mongoDb: config.QUIRE_MONGO_DB,
+    compressionDictionary: RECORDS_COMPRESSION_DICTIONARY,
   })
   const files = await openFileStore({ dataDir: config.QUIRE_DATA_DIR, s3: s3Options(config) })
   const keys = await loadKeyPair({
