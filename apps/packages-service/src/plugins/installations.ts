@@ -1,11 +1,13 @@
 import fp from 'fastify-plugin'
 import type { FastifyInstance } from 'fastify'
-import type { Package, PackageInstallation, PackageVersion } from '@quire/contracts'
+import type { PackageInstallation } from '@quire/contracts'
 import { DuplicateKeyError, newObjectId, type RecordStore } from '@quire/records'
 import { fail } from '@quire/service-kit'
-import { byVersionDescending, ensurePackageIndexes, packageCollections } from './package-records.js'
+import { PACKAGES_COLLECTIONS, type PackageRecord, type PackageVersionRecord } from '../collections.js'
+import { byLabelThenId, installationItem } from '../lib/installation-items.js'
+import { highestVersionPerPackage } from '../lib/version-numbers.js'
 
-export interface Installations {
+interface Installations {
   /** Sorted by `packageLabel` (case-insensitive), ties by `packageId`, so the order is stable. */
   list(environmentId: string): Promise<PackageInstallation[]>
   /** Installs the version, or moves the installed package to it; `created` tells which. */
@@ -23,23 +25,10 @@ declare module 'fastify' {
   }
 }
 
-// Case-insensitive but accent-aware, so "apple", "Apple" tie and "Äpfel" stays apart from "apfel".
-const labels = new Intl.Collator('en', { sensitivity: 'accent' })
-const byLabelThenId = (a: PackageInstallation, b: PackageInstallation): number =>
-  labels.compare(a.packageLabel, b.packageLabel) || (a.packageId < b.packageId ? -1 : a.packageId > b.packageId ? 1 : 0)
-
-const item = (pkg: Package, version: PackageVersion, latest: Map<string, string>): PackageInstallation => ({
-  packageId: pkg._id,
-  packageVersionId: version._id,
-  packageName: pkg.name,
-  packageLabel: pkg.label,
-  packageShortDescription: pkg.shortDescription,
-  versionNumber: version.versionNumber,
-  latestVersionNumber: latest.get(pkg._id) ?? null,
-})
-
-export function createInstallations(store: RecordStore): Installations {
-  const { packages, versions, installations } = packageCollections(store)
+function createInstallations(store: RecordStore): Installations {
+  const packages = PACKAGES_COLLECTIONS.packages.in(store)
+  const versions = PACKAGES_COLLECTIONS.packageVersions.in(store)
+  const installations = PACKAGES_COLLECTIONS.packageInstallations.in(store)
 
   /** Per package, the highest version number available on the marketplace. */
   async function latestVersionNumbers(packageIds: string[]): Promise<Map<string, string>> {
@@ -47,15 +36,11 @@ export function createInstallations(store: RecordStore): Installations {
       { packageId: { $in: packageIds }, availableOnMarketplace: true },
       { projection: { packageId: 1, versionNumber: 1 } },
     )
-    const latest = new Map<string, string>()
-    for (const version of published.sort(byVersionDescending)) {
-      if (!latest.has(version.packageId)) latest.set(version.packageId, version.versionNumber)
-    }
-    return latest
+    return highestVersionPerPackage(published)
   }
 
   /** One installation per package and environment; true when it was created. An insert that loses a race is retried as an update. */
-  async function upsert(environmentId: string, version: PackageVersion, userId: string): Promise<boolean> {
+  async function upsert(environmentId: string, version: PackageVersionRecord, userId: string): Promise<boolean> {
     const now = new Date().toISOString()
     const key = { environmentId, packageId: version.packageId }
     const change = { $set: { packageVersionId: version._id, _lastModifiedOn: now, _lastModifiedByUserId: userId } }
@@ -89,14 +74,14 @@ export function createInstallations(store: RecordStore): Installations {
         versions.find({ _id: { $in: records.map((r) => r.packageVersionId) } }),
         latestVersionNumbers(packageIds),
       ])
-      const packagesById = new Map(packageList.map((p): [string, Package] => [p._id, p]))
-      const versionsById = new Map(installedList.map((v): [string, PackageVersion] => [v._id, v]))
+      const packagesById = new Map(packageList.map((p): [string, PackageRecord] => [p._id, p]))
+      const versionsById = new Map(installedList.map((v): [string, PackageVersionRecord] => [v._id, v]))
       // Packages and versions are never deleted, but a hand-edited store should not turn the list into a 500.
       return records
         .flatMap((record) => {
           const pkg = packagesById.get(record.packageId)
           const version = versionsById.get(record.packageVersionId)
-          return pkg && version ? [item(pkg, version, latest)] : []
+          return pkg && version ? [installationItem(pkg, version, latest)] : []
         })
         .sort(byLabelThenId)
     },
@@ -107,7 +92,7 @@ export function createInstallations(store: RecordStore): Installations {
       const pkg = version && (await packages.findOne({ _id: version.packageId }))
       if (!version || !pkg) throw fail('package_not_found', `No package version ${packageVersionId} on the marketplace`)
       const created = await upsert(environmentId, version, userId)
-      return { installation: item(pkg, version, await latestVersionNumbers([pkg._id])), created }
+      return { installation: installationItem(pkg, version, await latestVersionNumbers([pkg._id])), created }
     },
 
     async remove(environmentId, packageId) {
@@ -122,8 +107,7 @@ export function createInstallations(store: RecordStore): Installations {
 /** Packages installed per environment. */
 export const installationsPlugin = fp(
   async (app: FastifyInstance, { store }: { store: RecordStore }) => {
-    await ensurePackageIndexes(store)
     app.decorate('installations', createInstallations(store))
   },
-  { name: 'packages-installations', fastify: '5.x' },
+  { name: '@quire/packages-installations', fastify: '5.x' },
 )

@@ -1,5 +1,4 @@
 import fp from 'fastify-plugin'
-import semver from 'semver'
 import type { FastifyInstance } from 'fastify'
 import type {
   MarketplacePackage,
@@ -12,9 +11,10 @@ import type {
 } from '@quire/contracts'
 import { DuplicateKeyError, newObjectId, type Filter, type RecordStore } from '@quire/records'
 import { fail } from '@quire/service-kit'
-import { byVersionDescending, ensurePackageIndexes, packageCollections } from './package-records.js'
+import { PACKAGES_COLLECTIONS } from '../collections.js'
+import { byVersionDescending, isCanonicalVersion } from '../lib/version-numbers.js'
 
-export interface Marketplace {
+interface Marketplace {
   createPackage(body: PackageBody, userId: string): Promise<Package>
   /** A page in `_id` order; `allVersions` false shows only the versions available on the marketplace. */
   listPackages(
@@ -41,9 +41,8 @@ const systemFields = (userId: string) => {
   return { _createdOn: now, _createdByUserId: userId, _lastModifiedOn: now, _lastModifiedByUserId: userId }
 }
 
-/** Canonical form only: no `v` prefix and no build metadata, which semver ignores when ordering versions. */
 function checkVersionNumber(versionNumber: string): void {
-  if (semver.valid(versionNumber) !== versionNumber) {
+  if (!isCanonicalVersion(versionNumber)) {
     throw fail(
       'validation_error',
       `body/versionNumber must be a semantic version such as 1.2.0 or 2.0.0-beta.1, got "${versionNumber}"`,
@@ -52,8 +51,9 @@ function checkVersionNumber(versionNumber: string): void {
   }
 }
 
-export function createMarketplace(store: RecordStore): Marketplace {
-  const { packages, versions } = packageCollections(store)
+function createMarketplace(store: RecordStore): Marketplace {
+  const packages = PACKAGES_COLLECTIONS.packages.in(store)
+  const versions = PACKAGES_COLLECTIONS.packageVersions.in(store)
   const packageNotFound = (packageId: string) => fail('package_not_found', `No package ${packageId}`)
 
   return {
@@ -108,8 +108,7 @@ export function createMarketplace(store: RecordStore): Marketplace {
 /** The package marketplace, shared by every environment; managed by super-administrators. */
 export const marketplacePlugin = fp(
   async (app: FastifyInstance, { store }: { store: RecordStore }) => {
-    await ensurePackageIndexes(store)
     app.decorate('marketplace', createMarketplace(store))
   },
-  { name: 'packages-marketplace', fastify: '5.x' },
+  { name: '@quire/packages-marketplace', fastify: '5.x' },
 )

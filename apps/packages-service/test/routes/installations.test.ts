@@ -1,7 +1,7 @@
 import t, { type Test } from 'tap'
 import type { PackageInstallation } from '@quire/contracts'
 import { createEnvironment } from '@quire/testing'
-import type { InstallationRecord } from '../../src/plugins/package-records.js'
+import { PACKAGES_COLLECTIONS } from '../../src/collections.js'
 import { build } from '../helper.js'
 
 const url = '/api/v2/packages/installations'
@@ -102,7 +102,7 @@ t.test('install, upgrade and remove; one installation per package and environmen
     ['1.1.0', true],
     ['2.0.0', false],
   ])
-  const installations = h.store.collection<InstallationRecord>('package_installations')
+  const installations = PACKAGES_COLLECTIONS.packageInstallations.in(h.store)
   const headers = h.adminA.headers('env_a')
 
   const installed = await h.install(headers, versionIds['1.0.0']!)
@@ -167,7 +167,7 @@ t.test('install and remove need an administrator of the environment', async (t) 
   const noToken = await h.install({ 'environment-id': 'env_a' }, versionId)
   t.equal(noToken.statusCode, 401)
   t.equal(noToken.json().error, 'unauthorized')
-  t.equal(await h.store.collection('package_installations').count({}), 0)
+  t.equal(await PACKAGES_COLLECTIONS.packageInstallations.in(h.store).count({}), 0)
 
   t.equal((await h.install(h.adminA.headers('env_a'), versionId)).statusCode, 201)
   const removeByMember = await h.server.inject({
@@ -177,7 +177,7 @@ t.test('install and remove need an administrator of the environment', async (t) 
   })
   t.equal(removeByMember.statusCode, 403)
   t.equal(removeByMember.json().error, 'forbidden')
-  t.equal(await h.store.collection('package_installations').count({}), 1)
+  t.equal(await PACKAGES_COLLECTIONS.packageInstallations.in(h.store).count({}), 1)
 })
 
 t.test('environments are isolated', async (t) => {
@@ -276,6 +276,6 @@ t.test('an installation whose package was removed from the store by hand is left
   const h = await setup(t)
   const { packageId, versionIds } = await h.publish('gone', 'Gone', [['1.0.0', true]])
   await h.install(h.adminA.headers('env_a'), versionIds['1.0.0']!)
-  await h.store.collection('packages').deleteOne({ _id: packageId })
+  await PACKAGES_COLLECTIONS.packages.in(h.store).deleteOne({ _id: packageId })
   t.same(await h.list(h.adminA.headers('env_a')), [])
 })

@@ -1,6 +1,7 @@
 import t, { type Test } from 'tap'
-import type { Package, PackageVersion } from '@quire/contracts'
+import type { PackageVersion } from '@quire/contracts'
 import { createEnvironment } from '@quire/testing'
+import { PACKAGES_COLLECTIONS } from '../../src/collections.js'
 import { build, type Harness } from '../helper.js'
 
 async function setup(t: Test) {
@@ -26,12 +27,12 @@ t.test('a super-administrator creates packages; names are unique', async (t) => 
     _createdByUserId: h.superAdministrator.userId,
     _lastModifiedByUserId: h.superAdministrator.userId,
   })
-  t.same(await h.store.collection<Package>('packages').findOne({ _id: data._id }), data, 'stored as returned')
+  t.same(await PACKAGES_COLLECTIONS.packages.in(h.store).findOne({ _id: data._id }), data, 'stored as returned')
 
   const duplicate = await createPackage(h, h.superAdministrator.headers(), { ...body, label: 'Other' })
   t.equal(duplicate.statusCode, 409)
   t.equal(duplicate.json().error, 'duplicate_name')
-  t.equal(await h.store.collection('packages').count({}), 1)
+  t.equal(await PACKAGES_COLLECTIONS.packages.in(h.store).count({}), 1)
 
   const invalid = await createPackage(h, h.superAdministrator.headers(), { name: 'x', shortDescription: '' })
   t.equal(invalid.statusCode, 400)
@@ -48,7 +49,7 @@ t.test('a super-administrator creates packages; names are unique', async (t) => 
   const anonymous = await createPackage(h, {}, { ...body, name: 'z' })
   t.equal(anonymous.statusCode, 401)
   t.equal(anonymous.json().error, 'unauthorized')
-  t.equal(await h.store.collection('packages').count({}), 1, 'refused calls store nothing')
+  t.equal(await PACKAGES_COLLECTIONS.packages.in(h.store).count({}), 1, 'refused calls store nothing')
 })
 
 t.test('versions: semver checked, unique per package, published by PATCH', async (t) => {
@@ -56,7 +57,7 @@ t.test('versions: semver checked, unique per package, published by PATCH', async
   const headers = h.superAdministrator.headers()
   const pkg = (await createPackage(h, headers, { name: 'crm', label: 'CRM', shortDescription: '' })).json().data
   const url = `/api/v2/packages/${pkg._id}/versions`
-  const versions = h.store.collection<PackageVersion>('package_versions')
+  const versions = PACKAGES_COLLECTIONS.packageVersions.in(h.store)
 
   const draft = await h.server.inject({ method: 'POST', url, headers, payload: { versionNumber: '1.0.0' } })
   t.equal(draft.statusCode, 201)
