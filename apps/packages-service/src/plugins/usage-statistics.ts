@@ -1,9 +1,8 @@
 import fp from 'fastify-plugin'
 import type { FastifyInstance } from 'fastify'
-import type { UserRecord } from '@quire/contracts'
-import type { RecordStore } from '@quire/records'
+import type { Identity } from '@quire/identity'
 
-export interface UsageStatistics {
+interface UsageStatistics {
   /** Users whose entry for the environment is active. */
   activeUsers(environmentId: string): Promise<number>
 }
@@ -14,25 +13,14 @@ declare module 'fastify' {
   }
 }
 
-export function createUsageStatistics(store: RecordStore): UsageStatistics {
-  const users = store.collection<UserRecord>('users')
-  return {
-    async activeUsers(environmentId) {
-      // An indexed count over the derived `activeEnvironmentIds`: no user record is loaded.
-      return users.count({ activeEnvironmentIds: environmentId })
-    },
-  }
-}
-
-/** The size of an environment. */
+/**
+ * The size of an environment. The users service owns the users and the index the count runs on: the count
+ * crosses its line only through `Identity.activeUsers`, so this service names neither.
+ */
 export const usageStatisticsPlugin = fp(
-  async (app: FastifyInstance, { store }: { store: RecordStore }) => {
-    // The users service creates this index too; ensuring it here keeps the count indexed when this service
-    // runs alone against a store the users service has not opened yet (ensureIndex is idempotent).
-    await store
-      .collection<UserRecord>('users')
-      .ensureIndex({ name: 'activeEnvironmentIds', fields: { activeEnvironmentIds: 1 } })
-    app.decorate('usageStatistics', createUsageStatistics(store))
+  async (app: FastifyInstance, { identity }: { identity: Identity }) => {
+    const usageStatistics: UsageStatistics = { activeUsers: (environmentId) => identity.activeUsers(environmentId) }
+    app.decorate('usageStatistics', usageStatistics)
   },
-  { name: 'packages-usage-statistics', fastify: '5.x' },
+  { name: '@quire/packages-usage-statistics', fastify: '5.x' },
 )

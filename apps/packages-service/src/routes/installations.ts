@@ -9,7 +9,6 @@ import {
   RemovedInstallationSchema,
 } from '@quire/contracts'
 import { ApiError, fail } from '@quire/service-kit'
-import { callerEnvironment } from '../caller.js'
 
 /** `/api/v2/packages/installations`: the packages installed in the caller's environment (administrators). */
 export const installationsRoutes: FastifyPluginAsyncTypebox = async (app) => {
@@ -32,7 +31,7 @@ export const installationsRoutes: FastifyPluginAsyncTypebox = async (app) => {
     '/',
     { onRequest: administratorElseUnauthorized, schema: { response: { 200: Ok(PackageInstallationsSchema) } } },
     async function listInstallations(request) {
-      return { status: 'ok' as const, data: await app.installations.list(callerEnvironment(request)) }
+      return { status: 'ok' as const, data: await app.installations.list(request.scope.environmentId) }
     },
   )
 
@@ -46,10 +45,11 @@ export const installationsRoutes: FastifyPluginAsyncTypebox = async (app) => {
       },
     },
     async function installPackage(request, reply) {
+      const { environmentId, userId } = request.scope
       const { installation, created } = await app.installations.install(
-        callerEnvironment(request),
+        environmentId,
         request.body.packageVersionId,
-        request.caller.userId,
+        userId,
       )
       return reply.code(created ? 201 : 200).send({ status: 'ok', data: installation })
     },
@@ -59,7 +59,7 @@ export const installationsRoutes: FastifyPluginAsyncTypebox = async (app) => {
     '/:packageId',
     { ...administrator, schema: { params: PackageParamsSchema, response: { 200: Ok(RemovedInstallationSchema) } } },
     async function removeInstallation(request) {
-      await app.installations.remove(callerEnvironment(request), request.params.packageId)
+      await app.installations.remove(request.scope.environmentId, request.params.packageId)
       return { status: 'ok' as const, data: { packageId: request.params.packageId, deleted: true as const } }
     },
   )

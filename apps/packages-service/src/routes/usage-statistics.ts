@@ -1,6 +1,5 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { ActiveUsersSchema, Ok } from '@quire/contracts'
-import { callerEnvironment } from '../caller.js'
 
 /** `/api/v2/usage-statistics`: the size of an environment. */
 export const usageStatisticsRoutes: FastifyPluginAsyncTypebox = async (app) => {
@@ -12,7 +11,7 @@ export const usageStatisticsRoutes: FastifyPluginAsyncTypebox = async (app) => {
     async function activeUsers(request) {
       return {
         status: 'ok' as const,
-        data: { activeUsers: await app.usageStatistics.activeUsers(callerEnvironment(request)) },
+        data: { activeUsers: await app.usageStatistics.activeUsers(request.scope.environmentId) },
       }
     },
   )

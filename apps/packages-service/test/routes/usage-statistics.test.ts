@@ -1,5 +1,5 @@
 import t from 'tap'
-import type { UserRecord } from '@quire/contracts'
+import { IDENTITY_COLLECTIONS } from '@quire/identity'
 import { createEnvironment, createUser } from '@quire/testing'
 import { build } from '../helper.js'
 
@@ -22,7 +22,8 @@ t.test('active users follow additions, deactivations and reactivations, per envi
   await createUser(store, { superAdministrator: true })
   t.same((await activeUsers('env_a')).data, { activeUsers: 2 }, 'inactive members and outsiders do not count')
 
-  const users = store.collection<UserRecord>('users')
+  // The users service changes a user's activity; this service only counts, through `Identity.activeUsers`.
+  const users = IDENTITY_COLLECTIONS.users.in(store)
   await users.updateOne(
     { _id: other._id },
     { $set: { 'profile.environments.env_a.active': false, activeEnvironmentIds: ['env_b'] } },
