@@ -1,6 +1,8 @@
 import type { FastifyPluginAsync } from 'fastify'
-import { authPlugin, recordsIdentity, type KeyPair } from '@quire/auth'
+import { authPlugin, type KeyPair } from '@quire/auth'
+import { recordsIdentity } from '@quire/identity'
 import type { RecordStore } from '@quire/records'
+import { ensurePackagesIndexes } from './collections.js'
 import type { PackagesConfig } from './config.js'
 import { installationsPlugin } from './plugins/installations.js'
 import { marketplacePlugin } from './plugins/marketplace.js'
@@ -8,6 +10,7 @@ import { usageStatisticsPlugin } from './plugins/usage-statistics.js'
 import { installationsRoutes } from './routes/installations.js'
 import { marketplaceRoutes } from './routes/marketplace.js'
 import { usageStatisticsRoutes } from './routes/usage-statistics.js'
+import { PREFIXES } from './service.js'
 
 export interface PackagesAppOptions {
   store: RecordStore
@@ -17,15 +20,17 @@ export interface PackagesAppOptions {
 
 /** The packages service: marketplace, installations, usage statistics. Never listens itself. */
 export const app: FastifyPluginAsync<PackagesAppOptions> = async (fastify, { store, keys }) => {
+  const identity = recordsIdentity(store)
   // Only the users service signs: the others get the public key alone.
-  await fastify.register(authPlugin, { keys: { publicKey: keys.publicKey }, identity: recordsIdentity(store) })
+  await fastify.register(authPlugin, { keys: { publicKey: keys.publicKey }, identity })
+
+  await ensurePackagesIndexes(store)
   await fastify.register(marketplacePlugin, { store })
   await fastify.register(installationsPlugin, { store })
-  await fastify.register(usageStatisticsPlugin, { store })
-  await fastify.register(marketplaceRoutes, { prefix: '/api/v2/packages' })
-  await fastify.register(installationsRoutes, { prefix: '/api/v2/packages/installations' })
-  await fastify.register(usageStatisticsRoutes, { prefix: '/api/v2/usage-statistics' })
-}
+  await fastify.register(usageStatisticsPlugin, { identity })
 
-export default app
-export { PackagesConfigSchema, type PackagesConfig } from './config.js'
+  await fastify.register(marketplaceRoutes, { prefix: PREFIXES.packages })
+  // Installations live under the marketplace's prefix, in their own plugin: they are scoped to an environment.
+  await fastify.register(installationsRoutes, { prefix: `${PREFIXES.packages}/installations` })
+  await fastify.register(usageStatisticsRoutes, { prefix: PREFIXES.usageStatistics })
+}

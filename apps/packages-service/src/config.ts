@@ -6,4 +6,3 @@ export const PackagesConfigSchema = Type.Object({})
 export type PackagesConfig = Static<typeof PackagesConfigSchema>
 
 export const ConfigSchema = Type.Composite([CommonConfigSchema, PackagesConfigSchema])
-export type Config = Static<typeof ConfigSchema>

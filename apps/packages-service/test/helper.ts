@@ -1,7 +1,7 @@
-import { createServer, type App } from '@quire/service-kit'
+import { createServer, mountService, type App } from '@quire/service-kit'
 import type { RecordStore } from '@quire/records'
 import { accessToken, createUser, headers, testResources, type Teardown, type UserSeed } from '@quire/testing'
-import { app } from '../src/app.js'
+import { service } from '../src/service.js'
 
 export interface Harness {
   server: App
@@ -12,11 +12,11 @@ export interface Harness {
   token(userId: string, options?: { expiresIn?: number }): string
 }
 
-/** The packages service alone on a fresh store, closed when the test ends. */
+/** The packages service alone on a fresh store, mounted as the gateway mounts it, closed when the test ends. */
 export async function build(t: Teardown): Promise<Harness> {
   const { store, keys } = await testResources(t)
   const server = createServer({ logLevel: 'silent' })
-  await server.register(app, { store, keys, config: {} })
+  await mountService(server, service, { store, keys, config: {} })
   t.teardown(() => server.close())
   await server.ready()
   const token = (userId: string, options = {}) => accessToken(keys.privateKey, userId, options)
