@@ -9,7 +9,7 @@ export const UsersConfigSchema = Type.Object({
   QUIRE_ACCESS_TOKEN_TTL: Type.Integer({ minimum: 60, maximum: 86_400, default: 3600 }),
   /** Seconds a password reset token stays usable. */
   QUIRE_RESET_TOKEN_TTL: Type.Integer({ minimum: 60, maximum: 86_400, default: 3600 }),
-  /** Reset mails are always written to the `mail_outbox` collection; with this set they are also sent. */
+  /** Reset mails are always written to the mail outbox (see collections.ts); with this set they are also sent. */
   QUIRE_SMTP_URL: Type.Optional(Type.String({ pattern: '^smtps?://' })),
   QUIRE_MAIL_FROM: Type.String({ minLength: 3, default: 'Quire <no-reply@localhost>' }),
   /** Issuer shown by authenticator apps. */
@@ -22,4 +22,3 @@ export const UsersConfigSchema = Type.Object({
 export type UsersConfig = Static<typeof UsersConfigSchema>
 
 export const ConfigSchema = Type.Composite([CommonConfigSchema, UsersConfigSchema])
-export type Config = Static<typeof ConfigSchema>

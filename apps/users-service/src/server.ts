@@ -1,8 +1,8 @@
 import { loadKeyPair } from '@quire/auth'
 import { openRecordStore } from '@quire/records'
-import { createServer, loadConfig, openApiPlugin, startServer } from '@quire/service-kit'
-import { app } from './app.js'
+import { createServer, loadConfig, mountService, openApiPlugin, startServer } from '@quire/service-kit'
 import { ConfigSchema } from './config.js'
+import { service } from './service.js'
 
 const config = loadConfig(ConfigSchema)
 const store = await openRecordStore({
@@ -24,5 +24,5 @@ const server = createServer({
 server.addHook('onClose', () => store.close())
 server.addReadinessCheck('records', () => store.ping())
 await server.register(openApiPlugin, { title: 'Quire users service' })
-await server.register(app, { store, keys, config })
+await mountService(server, service, { store, keys, config })
 await startServer(server, config.QUIRE_PORT, config.QUIRE_HOST)

@@ -1,22 +1,13 @@
-import type { UserRecord } from '@quire/contracts'
+import fp from 'fastify-plugin'
+import type { FastifyInstance } from 'fastify'
 import { newObjectId, type RecordStore } from '@quire/records'
 import { fail } from '@quire/service-kit'
+import { COLLECTIONS, type UserRecord } from '../collections.js'
+import { verifyPassword } from '../lib/passwords.js'
 import type { LoginThrottle } from './login-throttle.js'
-import { verifyPassword } from './passwords.js'
 import type { TwoFactor } from './two-factor.js'
 
-/** One line of `audit_log`: who did what to whom, when. */
-export interface AuditRecord {
-  _id: string
-  action: 'reset-2FA'
-  actorUserId: string
-  targetUserId: string
-  environmentId: string | null
-  _createdOn: string
-  [field: string]: unknown
-}
-
-export interface LoginRequest {
+interface LoginRequest {
   username: string
   password: string
   code?: string
@@ -24,7 +15,7 @@ export interface LoginRequest {
 }
 
 /** Either the signed-in user, or how many seconds the throttle asks the client to wait. */
-export type LoginOutcome = { userId: string } | { retryAfter: number }
+type LoginOutcome = { userId: string } | { retryAfter: number }
 
 export interface Accounts {
   /** Throws `unauthorized` / `two_factor_required` for wrong credentials or a missing or wrong code. */
@@ -35,12 +26,17 @@ export interface Accounts {
   resetTwoFactor(target: UserRecord, actorId: string, environmentId: string | null): Promise<void>
 }
 
+declare module 'fastify' {
+  interface FastifyInstance {
+    accounts: Accounts
+  }
+}
+
 /** A valid scrypt hash of nothing anyone knows: unknown users cost as much time as wrong passwords. */
 const DUMMY_HASH = 'scrypt$32768$8$1$AAAAAAAAAAAAAAAAAAAAAA==$AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA='
 
-export function accounts(store: RecordStore, options: { throttle: LoginThrottle; twoFactor: TwoFactor }): Accounts {
-  const users = store.collection<UserRecord>('users')
-  const { throttle, twoFactor } = options
+function accounts(store: RecordStore, throttle: LoginThrottle, twoFactor: TwoFactor): Accounts {
+  const users = COLLECTIONS.users.in(store)
   const wrongCredentials = () => fail('unauthorized', 'Wrong username or password')
 
   /** A TOTP of a step not used yet, or an unused recovery code; consumed by a conditional write. */
@@ -132,7 +128,7 @@ export function accounts(store: RecordStore, options: { throttle: LoginThrottle;
 
     async resetTwoFactor(target, actorId, environmentId) {
       await store.transaction(async (tx) => {
-        await tx.collection<UserRecord>('users').updateOne(
+        await COLLECTIONS.users.in(tx).updateOne(
           { _id: target._id },
           {
             $unset: {
@@ -144,7 +140,7 @@ export function accounts(store: RecordStore, options: { throttle: LoginThrottle;
             $set: { 'authentication.sessionsValidAfter': Date.now() },
           },
         )
-        await tx.collection<AuditRecord>('audit_log').insertOne({
+        await COLLECTIONS.auditLog.in(tx).insertOne({
           _id: newObjectId(),
           action: 'reset-2FA',
           actorUserId: actorId,
@@ -156,3 +152,15 @@ export function accounts(store: RecordStore, options: { throttle: LoginThrottle;
     },
   }
 }
+
+/** `app.accounts`: signing in (throttled, with the second factor) and the account's own security settings. */
+export const accountsPlugin = fp(
+  async (app: FastifyInstance, { store }: { store: RecordStore }) => {
+    app.decorate('accounts', accounts(store, app.loginThrottle, app.twoFactor))
+  },
+  {
+    name: '@quire/users-accounts',
+    fastify: '5.x',
+    dependencies: ['@quire/users-login-throttle', '@quire/users-two-factor'],
+  },
+)

@@ -1,29 +1,36 @@
 import { randomBytes } from 'node:crypto'
-import type { FastifyBaseLogger } from 'fastify'
-import type { EnvironmentRecord, UserRecord } from '@quire/contracts'
+import fp from 'fastify-plugin'
+import type { FastifyInstance } from 'fastify'
 import { DuplicateKeyError, newObjectId, type RecordStore } from '@quire/records'
-import type { UsersConfig } from '../config.js'
-import { hashPassword } from './passwords.js'
+import { COLLECTIONS, type EnvironmentRecord, type UserRecord } from '../collections.js'
+import { hashPassword } from '../lib/passwords.js'
+
+interface BootstrapOptions {
+  store: RecordStore
+  /** `QUIRE_ENVIRONMENT_ID`, `QUIRE_ADMIN_USERNAME`, `QUIRE_ADMIN_PASSWORD`. */
+  environmentId: string
+  username: string
+  password?: string | undefined
+}
 
 /**
  * First start on an empty store: the configured environment and a super-administrator who administers it.
  * A generated password is printed once, on stdout, never logged.
  */
-export async function bootstrap(store: RecordStore, config: UsersConfig, log: FastifyBaseLogger): Promise<void> {
-  const users = store.collection<UserRecord>('users')
-  if ((await users.count({})) > 0) return
+async function bootstrap(app: FastifyInstance, { store, environmentId, username, ...options }: BootstrapOptions) {
+  if ((await COLLECTIONS.users.in(store).count({})) > 0) return
   const now = new Date().toISOString()
   const userId = newObjectId()
-  const password = config.QUIRE_ADMIN_PASSWORD ?? randomBytes(18).toString('base64url')
+  const password = options.password ?? randomBytes(18).toString('base64url')
   const environment: EnvironmentRecord = {
-    _id: config.QUIRE_ENVIRONMENT_ID,
-    name: config.QUIRE_ENVIRONMENT_ID,
+    _id: environmentId,
+    name: environmentId,
     _createdOn: now,
     _createdByUserId: userId,
   }
   const admin: UserRecord = {
     _id: userId,
-    username: config.QUIRE_ADMIN_USERNAME,
+    username,
     profile: {
       environments: {
         [environment._id]: {
@@ -49,19 +56,22 @@ export async function bootstrap(store: RecordStore, config: UsersConfig, log: Fa
   }
   try {
     await store.transaction(async (tx) => {
-      await tx.collection<EnvironmentRecord>('environments').insertOne(environment)
-      await tx.collection<UserRecord>('users').insertOne(admin)
+      await COLLECTIONS.environments.in(tx).insertOne(environment)
+      await COLLECTIONS.users.in(tx).insertOne(admin)
     })
   } catch (err) {
     // Another process bootstrapped the same store first.
     if (err instanceof DuplicateKeyError) return
     throw err
   }
-  log.info({ environmentId: environment._id, username: admin.username }, 'bootstrapped an empty store')
-  if (!config.QUIRE_ADMIN_PASSWORD) {
+  app.log.info({ environmentId: environment._id, username: admin.username }, 'bootstrapped an empty store')
+  if (!options.password) {
     process.stdout.write(
       `\nQuire first start: super-administrator "${admin.username}" created with password: ${password}\n` +
         'It is shown only this once; change it or set QUIRE_ADMIN_PASSWORD.\n\n',
     )
   }
 }
+
+/** Creates the first environment and its super-administrator when the store has no user yet; decorates nothing. */
+export const bootstrapPlugin = fp(bootstrap, { name: '@quire/users-bootstrap', fastify: '5.x' })

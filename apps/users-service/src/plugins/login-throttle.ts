@@ -1,16 +1,9 @@
-import type { RecordStore } from '@quire/records'
-import { DuplicateKeyError } from '@quire/records'
+import fp from 'fastify-plugin'
+import type { FastifyInstance } from 'fastify'
+import { DuplicateKeyError, type RecordStore } from '@quire/records'
+import { COLLECTIONS } from '../collections.js'
 
-/** Failed logins of one key (an account or a client address) in the current window, in `login_failures`. */
-interface FailureRecord {
-  _id: string
-  count: number
-  /** Epoch ms. */
-  windowStart: number
-  [field: string]: unknown
-}
-
-export interface LoginAttempt {
+interface LoginAttempt {
   /** The account's id when it exists, else the name tried: so username and e-mail share one budget. */
   account: string
   address: string
@@ -24,11 +17,19 @@ export interface LoginThrottle {
   succeeded(attempt: LoginAttempt): Promise<void>
 }
 
-export interface LoginThrottleOptions {
+interface LoginThrottleOptions {
+  store: RecordStore
   maxPerAccount: number
   maxPerAddress: number
   windowSeconds: number
+  /** Epoch ms (tests pass a fixed clock). */
   now: () => number
+}
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    loginThrottle: LoginThrottle
+  }
 }
 
 const MAX_ATTEMPTS = 5
@@ -37,8 +38,8 @@ const MAX_ATTEMPTS = 5
  * Fixed-window counters in the shared store, so every process of the service counts together (an in-memory
  * limiter would give each process its own budget).
  */
-export function loginThrottle(store: RecordStore, options: LoginThrottleOptions): LoginThrottle {
-  const failures = store.collection<FailureRecord>('login_failures')
+function loginThrottle(options: LoginThrottleOptions): LoginThrottle {
+  const failures = COLLECTIONS.loginFailures.in(options.store)
   const windowMs = options.windowSeconds * 1000
   const keys = ({ account, address }: LoginAttempt) =>
     [
@@ -88,3 +89,11 @@ export function loginThrottle(store: RecordStore, options: LoginThrottleOptions)
     },
   }
 }
+
+/** `app.loginThrottle`: how many failed logins an account and a client address may make. */
+export const loginThrottlePlugin = fp(
+  async (app: FastifyInstance, options: LoginThrottleOptions) => {
+    app.decorate('loginThrottle', loginThrottle(options))
+  },
+  { name: '@quire/users-login-throttle', fastify: '5.x' },
+)

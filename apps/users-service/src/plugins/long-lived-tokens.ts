@@ -1,13 +1,11 @@
 import { randomBytes } from 'node:crypto'
-import { hashToken } from '@quire/auth'
-import type {
-  CreateLongLivedTokenBody,
-  CreatedLongLivedToken,
-  LongLivedToken,
-  LongLivedTokenRecord,
-} from '@quire/contracts'
+import fp from 'fastify-plugin'
+import type { FastifyInstance } from 'fastify'
+import type { CreateLongLivedTokenBody, CreatedLongLivedToken, LongLivedToken } from '@quire/contracts'
+import { hashToken } from '@quire/identity'
 import { newObjectId, type RecordStore } from '@quire/records'
 import { fail } from '@quire/service-kit'
+import { COLLECTIONS, type LongLivedTokenRecord } from '../collections.js'
 
 export interface LongLivedTokensRepository {
   /** Mints a token; the secret is in the answer and nowhere else (only its hash is stored). */
@@ -15,6 +13,12 @@ export interface LongLivedTokensRepository {
   list(userId: string): Promise<LongLivedToken[]>
   /** Deletes the record: every service's auth lookup refuses the token from then on. */
   revoke(userId: string, tokenId: string): Promise<void>
+}
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    longLivedTokens: LongLivedTokensRepository
+  }
 }
 
 /** Recognizable in logs and secret scanners; 32 random bytes behind it. No dots, so never taken for a JWT. */
@@ -28,8 +32,8 @@ const toToken = (record: LongLivedTokenRecord): LongLivedToken => ({
   expiresOn: record.expiresOn,
 })
 
-export function longLivedTokensRepository(store: RecordStore): LongLivedTokensRepository {
-  const tokens = store.collection<LongLivedTokenRecord>('long_lived_tokens')
+function longLivedTokensRepository(store: RecordStore): LongLivedTokensRepository {
+  const tokens = COLLECTIONS.longLivedTokens.in(store)
   return {
     async create(userId, { name, expiresOn }, actorId) {
       if (expiresOn !== undefined && Date.parse(expiresOn) <= Date.now()) {
@@ -59,3 +63,11 @@ export function longLivedTokensRepository(store: RecordStore): LongLivedTokensRe
     },
   }
 }
+
+/** `app.longLivedTokens`: bearer secrets that work in every environment of their user until revoked or expired. */
+export const longLivedTokensPlugin = fp(
+  async (app: FastifyInstance, { store }: { store: RecordStore }) => {
+    app.decorate('longLivedTokens', longLivedTokensRepository(store))
+  },
+  { name: '@quire/users-long-lived-tokens', fastify: '5.x' },
+)

@@ -1,33 +1,32 @@
-import type { FastifyBaseLogger } from 'fastify'
+import fp from 'fastify-plugin'
+import type { FastifyBaseLogger, FastifyInstance } from 'fastify'
 import { createTransport } from 'nodemailer'
 import { newObjectId, type RecordStore } from '@quire/records'
+import { COLLECTIONS, type OutboxRecord } from '../collections.js'
 
-export interface Mail {
-  to: string
-  subject: string
-  text: string
-}
-
-/** A mail as kept in `mail_outbox`: the record of what was sent, and what a deployment without SMTP reads. */
-export interface OutboxRecord extends Mail {
-  _id: string
-  from: string
-  status: 'queued' | 'sent' | 'failed'
-  _createdOn: string
-  [field: string]: unknown
-}
+type Mail = Pick<OutboxRecord, 'to' | 'subject' | 'text'>
 
 export interface Mailer {
   /** Writes the mail to the outbox; delivers it over SMTP in the background when SMTP is configured. */
   send(mail: Mail): Promise<void>
 }
 
-export function mailer(
-  store: RecordStore,
-  options: { smtpUrl?: string; from: string; log: FastifyBaseLogger },
-): Mailer {
-  const outbox = store.collection<OutboxRecord>('mail_outbox')
-  const transport = options.smtpUrl ? createTransport(options.smtpUrl) : undefined
+declare module 'fastify' {
+  interface FastifyInstance {
+    mailer: Mailer
+  }
+}
+
+interface MailerOptions {
+  store: RecordStore
+  /** `smtp://` or `smtps://`; without it mails are only written to the outbox. */
+  smtpUrl?: string | undefined
+  from: string
+}
+
+function mailer({ store, smtpUrl, from }: MailerOptions, log: FastifyBaseLogger): Mailer {
+  const outbox = COLLECTIONS.mailOutbox.in(store)
+  const transport = smtpUrl ? createTransport(smtpUrl) : undefined
 
   async function deliver(record: OutboxRecord): Promise<void> {
     if (!transport) return
@@ -36,7 +35,7 @@ export function mailer(
       await outbox.updateOne({ _id: record._id }, { $set: { status: 'sent' } })
     } catch (err) {
       // The mail stays in the outbox; the text is not logged since it may hold a token.
-      options.log.warn({ err, mailId: record._id }, 'mail delivery failed')
+      log.warn({ err, mailId: record._id }, 'mail delivery failed')
       await outbox.updateOne({ _id: record._id }, { $set: { status: 'failed' } })
     }
   }
@@ -45,7 +44,7 @@ export function mailer(
     async send(mail) {
       const record = await outbox.insertOne({
         _id: newObjectId(),
-        from: options.from,
+        from,
         status: 'queued',
         _createdOn: new Date().toISOString(),
         ...mail,
@@ -55,3 +54,11 @@ export function mailer(
     },
   }
 }
+
+/** `app.mailer`: mails to account holders, kept in the outbox whether or not they can be sent. */
+export const mailerPlugin = fp(
+  async (app: FastifyInstance, options: MailerOptions) => {
+    app.decorate('mailer', mailer(options, app.log))
+  },
+  { name: '@quire/users-mailer', fastify: '5.x' },
+)

@@ -1,21 +1,13 @@
 import { randomBytes } from 'node:crypto'
-import { hashToken } from '@quire/auth'
-import type { ResetPasswordBody, UserRecord } from '@quire/contracts'
+import fp from 'fastify-plugin'
+import type { FastifyInstance } from 'fastify'
+import type { ResetPasswordBody } from '@quire/contracts'
+import { hashToken } from '@quire/identity'
 import { newObjectId, type RecordStore } from '@quire/records'
 import { fail } from '@quire/service-kit'
+import { COLLECTIONS, type UserRecord } from '../collections.js'
+import { hashPassword } from '../lib/passwords.js'
 import type { Mailer } from './mailer.js'
-import { hashPassword } from './passwords.js'
-
-/** A pending reset as kept in `password_resets`: only the hash of the token. */
-export interface PasswordResetRecord {
-  _id: string
-  userId: string
-  tokenHash: string
-  /** Epoch ms of the service clock. */
-  expiresAt: number
-  _createdOn: string
-  [field: string]: unknown
-}
 
 export interface PasswordReset {
   /** Mails a reset token when an account with an address matches; silent otherwise. */
@@ -24,12 +16,23 @@ export interface PasswordReset {
   confirm(token: string, password: string): Promise<string>
 }
 
-export function passwordReset(
-  store: RecordStore,
-  options: { mailer: Mailer; ttlSeconds: number; now: () => number },
-): PasswordReset {
-  const users = store.collection<UserRecord>('users')
-  const resets = store.collection<PasswordResetRecord>('password_resets')
+declare module 'fastify' {
+  interface FastifyInstance {
+    passwordReset: PasswordReset
+  }
+}
+
+interface PasswordResetOptions {
+  store: RecordStore
+  /** Seconds a reset token stays usable. */
+  ttlSeconds: number
+  /** Epoch ms (tests pass a fixed clock). */
+  now: () => number
+}
+
+function passwordReset({ store, ...options }: PasswordResetOptions, mailer: Mailer): PasswordReset {
+  const users = COLLECTIONS.users.in(store)
+  const resets = COLLECTIONS.passwordResets.in(store)
 
   async function findAccount({
     email,
@@ -61,7 +64,7 @@ export function passwordReset(
         expiresAt: now + options.ttlSeconds * 1000,
         _createdOn: new Date(now).toISOString(),
       })
-      await options.mailer.send({
+      await mailer.send({
         to: account.address,
         subject: 'Reset your Quire password',
         text:
@@ -97,3 +100,11 @@ export function passwordReset(
     },
   }
 }
+
+/** `app.passwordReset`: a single-use token mailed to the account's address, then a new password. */
+export const passwordResetPlugin = fp(
+  async (app: FastifyInstance, options: PasswordResetOptions) => {
+    app.decorate('passwordReset', passwordReset(options, app.mailer))
+  },
+  { name: '@quire/users-password-reset', fastify: '5.x', dependencies: ['@quire/users-mailer'] },
+)

@@ -1,7 +1,9 @@
 import { randomBytes } from 'node:crypto'
+import fp from 'fastify-plugin'
+import type { FastifyInstance } from 'fastify'
 import { Secret, TOTP } from 'otpauth'
-import { hashToken } from '@quire/auth'
-import type { UserAuthentication } from '@quire/contracts'
+import { hashToken } from '@quire/identity'
+import type { UserAuthentication } from '../collections.js'
 
 export interface TwoFactor {
   /** A fresh secret (base32) and the otpauth URI authenticator apps scan. */
@@ -17,14 +19,27 @@ export interface TwoFactor {
   useRecoveryCode(authentication: UserAuthentication, code: string): string[] | null
 }
 
+declare module 'fastify' {
+  interface FastifyInstance {
+    twoFactor: TwoFactor
+  }
+}
+
 const PERIOD = 30
 const RECOVERY_CODES = 10
 
 /** Recovery codes are typed by people: compare them without dashes, spaces or case. */
 const hashRecoveryCode = (code: string) => hashToken(code.replace(/[\s-]/g, '').toLowerCase())
 
-/** TOTP (RFC 6238, SHA-1, 6 digits, 30 s). `now` is the clock in ms, injectable so tests use a fixed one. */
-export function twoFactor(options: { issuer: string; now: () => number }): TwoFactor {
+interface TwoFactorOptions {
+  /** Shown by authenticator apps. */
+  issuer: string
+  /** Epoch ms (tests pass a fixed clock). */
+  now: () => number
+}
+
+/** TOTP (RFC 6238, SHA-1, 6 digits, 30 s). */
+function twoFactor(options: TwoFactorOptions): TwoFactor {
   const totp = (secret: string, label = '') =>
     new TOTP({
       issuer: options.issuer,
@@ -64,3 +79,11 @@ export function twoFactor(options: { issuer: string; now: () => number }): TwoFa
     },
   }
 }
+
+/** `app.twoFactor`: TOTP secrets and codes, and recovery codes. Holds no state: the caller stores what it returns. */
+export const twoFactorPlugin = fp(
+  async (app: FastifyInstance, options: TwoFactorOptions) => {
+    app.decorate('twoFactor', twoFactor(options))
+  },
+  { name: '@quire/users-two-factor', fastify: '5.x' },
+)

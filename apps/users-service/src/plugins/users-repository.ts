@@ -1,4 +1,7 @@
-import type { CreateUserBody, EnvironmentEntry, PatchUserBody, UserRecord } from '@quire/contracts'
+import fp from 'fastify-plugin'
+import type { FastifyInstance } from 'fastify'
+import type { Scope } from '@quire/auth'
+import type { CreateUserBody, EnvironmentEntry, PatchUserBody } from '@quire/contracts'
 import {
   ConflictError,
   DuplicateKeyError,
@@ -8,9 +11,11 @@ import {
   type RecordStore,
 } from '@quire/records'
 import { fail } from '@quire/service-kit'
-import { hashPassword } from './passwords.js'
+import { COLLECTIONS, type UserRecord } from '../collections.js'
+import { userToActFor } from '../lib/acting-for.js'
+import { hashPassword } from '../lib/passwords.js'
 
-export interface UserPage {
+interface UserPage {
   users: UserRecord[]
   hasNext: boolean
 }
@@ -24,6 +29,14 @@ export interface UsersRepository {
   create(body: CreateUserBody, environmentId: string, actorId: string): Promise<UserRecord>
   /** Merges `changes` into the user's entry for the environment (created when missing). */
   updateEntry(user: UserRecord, environmentId: string, changes: PatchUserBody, actorId: string): Promise<UserRecord>
+  /** The user `userId` when the scope's caller may act for it with its credentials (see lib/acting-for). */
+  toActFor(scope: Scope, userId: string): Promise<UserRecord>
+}
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    users: UsersRepository
+  }
 }
 
 const DEFAULT_ENTRY: EnvironmentEntry = {
@@ -54,8 +67,8 @@ function derivedIds(environments: Record<string, EnvironmentEntry>) {
   return { environmentIds: ids, activeEnvironmentIds: ids.filter((id) => environments[id]?.active === true) }
 }
 
-export function usersRepository(store: RecordStore): UsersRepository {
-  const users = store.collection<UserRecord>('users')
+function usersRepository(store: RecordStore): UsersRepository {
+  const users = COLLECTIONS.users.in(store)
 
   return {
     async list(environmentId, { filter, after, limit }) {
@@ -139,5 +152,25 @@ export function usersRepository(store: RecordStore): UsersRepository {
       if (!current) throw fail('user_not_found', `No user ${user._id}`)
       throw new ConflictError()
     },
+
+    async toActFor(scope, userId) {
+      if (userId === scope.userId) {
+        const self = await users.findOne({ _id: userId })
+        return userToActFor(scope, userId, { target: self, actor: self })
+      }
+      const [target, actor] = await Promise.all([
+        users.findOne({ _id: userId, environmentIds: scope.environmentId }),
+        users.findOne({ _id: scope.userId }),
+      ])
+      return userToActFor(scope, userId, { target, actor })
+    },
   }
 }
+
+/** `app.users`: the accounts, and their entries per environment. */
+export const usersRepositoryPlugin = fp(
+  async (app: FastifyInstance, { store }: { store: RecordStore }) => {
+    app.decorate('users', usersRepository(store))
+  },
+  { name: '@quire/users-repository', fastify: '5.x' },
+)

@@ -1,5 +1,5 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
-import type { onRequestAsyncHookHandler } from 'fastify'
+import type { FastifyRequest, onRequestAsyncHookHandler } from 'fastify'
 import {
   ConfirmResetPasswordBodySchema,
   ConfirmResetPasswordResultSchema,
@@ -15,26 +15,19 @@ import {
   TwoFactorSetupSchema,
 } from '@quire/contracts'
 import { fail } from '@quire/service-kit'
-import type { Accounts } from '../plugins/accounts.js'
-import type { PasswordReset } from '../plugins/password-reset.js'
-import type { UsersRepository } from '../plugins/users-repository.js'
 
-export interface AuthRoutesOptions {
-  accounts: Accounts
-  passwordReset: PasswordReset
-  users: UsersRepository
+interface AuthRoutesOptions {
+  /** Seconds an access token lives, as the auth plugin signs it: the login answer tells the client. */
   accessTokenTtl: number
 }
 
 /** `/auth/*`: getting a token, and the ways to recover or secure an account. No environment needed. */
-export const authRoutes: FastifyPluginAsyncTypebox<AuthRoutesOptions> = async (app, options) => {
-  const { accounts, passwordReset, accessTokenTtl } = options
-
+export const authRoutes: FastifyPluginAsyncTypebox<AuthRoutesOptions> = async (app, { accessTokenTtl }) => {
   app.post(
     '/login',
     { schema: { body: LoginBodySchema, response: { 200: Ok(LoginResultSchema) } } },
     async function login(request, reply) {
-      const outcome = await accounts.login({ ...request.body, address: request.ip })
+      const outcome = await app.accounts.login({ ...request.body, address: request.ip })
       if ('retryAfter' in outcome) {
         reply.header('retry-after', String(outcome.retryAfter))
         throw fail(
@@ -55,7 +48,7 @@ export const authRoutes: FastifyPluginAsyncTypebox<AuthRoutesOptions> = async (a
     '/reset-password',
     { schema: { body: ResetPasswordBodySchema, response: { 200: Ok(ResetPasswordResultSchema) } } },
     async function requestPasswordReset(request) {
-      await passwordReset.request(request.body)
+      await app.passwordReset.request(request.body)
       return { status: 'ok' as const, data: { requested: true as const } }
     },
   )
@@ -64,17 +57,17 @@ export const authRoutes: FastifyPluginAsyncTypebox<AuthRoutesOptions> = async (a
     '/reset-password/confirm',
     { schema: { body: ConfirmResetPasswordBodySchema, response: { 200: Ok(ConfirmResetPasswordResultSchema) } } },
     async function confirmPasswordReset(request) {
-      const userId = await passwordReset.confirm(request.body.token, request.body.password)
+      const userId = await app.passwordReset.confirm(request.body.token, request.body.password)
       return { status: 'ok' as const, data: { userId } }
     },
   )
 
-  await app.register(twoFactorRoutes, { accounts })
-  await app.register(resetTwoFactorRoutes, { accounts, users: options.users })
+  await app.register(twoFactorRoutes)
+  await app.register(resetTwoFactorRoutes)
 }
 
 /** The signed-in user secures its own account; only with an access token from an interactive sign-in. */
-const twoFactorRoutes: FastifyPluginAsyncTypebox<Pick<AuthRoutesOptions, 'accounts'>> = async (app, { accounts }) => {
+const twoFactorRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.addHook('onRequest', app.auth.authenticate)
   app.addHook('onRequest', async function requireInteractiveSignIn(request) {
     if (request.caller.via !== 'access-token') {
@@ -86,7 +79,7 @@ const twoFactorRoutes: FastifyPluginAsyncTypebox<Pick<AuthRoutesOptions, 'accoun
     '/2fa/setup',
     { schema: { response: { 200: Ok(TwoFactorSetupSchema) } } },
     async function setupTwoFactor(request) {
-      return { status: 'ok' as const, data: await accounts.setupTwoFactor(request.caller.userId) }
+      return { status: 'ok' as const, data: await app.accounts.setupTwoFactor(request.caller.userId) }
     },
   )
 
@@ -94,18 +87,21 @@ const twoFactorRoutes: FastifyPluginAsyncTypebox<Pick<AuthRoutesOptions, 'accoun
     '/2fa/enable',
     { schema: { body: TwoFactorEnableBodySchema, response: { 200: Ok(TwoFactorEnabledSchema) } } },
     async function enableTwoFactor(request) {
-      return { status: 'ok' as const, data: await accounts.enableTwoFactor(request.caller.userId, request.body.code) }
+      return {
+        status: 'ok' as const,
+        data: await app.accounts.enableTwoFactor(request.caller.userId, request.body.code),
+      }
     },
   )
 }
 
+/** Whether the call names an environment: then it runs behind `requireEnvironment`, else behind `authenticate`. */
+const namesEnvironment = (request: FastifyRequest) => request.headers['environment-id'] !== undefined
+
 /** An administrator of the given environment, or a super-administrator with or without one. */
-const resetTwoFactorRoutes: FastifyPluginAsyncTypebox<Pick<AuthRoutesOptions, 'accounts' | 'users'>> = async (
-  app,
-  { accounts, users },
-) => {
+const resetTwoFactorRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const scoped: onRequestAsyncHookHandler = async function scopeWhenGiven(request, reply) {
-    const hook = request.headers['environment-id'] === undefined ? app.auth.authenticate : app.auth.requireEnvironment
+    const hook = namesEnvironment(request) ? app.auth.requireEnvironment : app.auth.authenticate
     await hook.call(app, request, reply)
   }
   app.addHook('onRequest', scoped)
@@ -116,21 +112,22 @@ const resetTwoFactorRoutes: FastifyPluginAsyncTypebox<Pick<AuthRoutesOptions, 'a
     async function resetTwoFactor(request) {
       const { caller } = request
       const { userId } = request.body
-      if (caller.environmentId === null && !caller.superAdministrator) {
+      const scope = namesEnvironment(request) ? request.scope : null
+      if (scope === null && !caller.superAdministrator) {
         throw fail('environment_id_missing', 'The environment-id header is required', 'No environment was selected')
       }
-      if (!caller.administrator && !caller.superAdministrator) {
+      if (scope !== null && !scope.administrator) {
         throw fail('forbidden', 'This call needs an administrator of the environment')
       }
       const target =
-        caller.environmentId === null
-          ? await users.findById(userId)
-          : await users.findInEnvironment(userId, caller.environmentId)
-      if (!target) throw fail('user_not_found', `No user ${userId} in ${caller.environmentId ?? 'any environment'}`)
+        scope === null
+          ? await app.users.findById(userId)
+          : await app.users.findInEnvironment(userId, scope.environmentId)
+      if (!target) throw fail('user_not_found', `No user ${userId} in ${scope?.environmentId ?? 'any environment'}`)
       if (target.isSuperAdministrator && !caller.superAdministrator) {
         throw fail('forbidden', "Only a super-administrator may reset a super-administrator's 2FA")
       }
-      await accounts.resetTwoFactor(target, caller.userId, caller.environmentId)
+      await app.accounts.resetTwoFactor(target, caller.userId, scope?.environmentId ?? null)
       return { status: 'ok' as const, data: { userId, twoFactorEnabled: false as const } }
     },
   )

@@ -9,20 +9,9 @@ import {
   RevokedLongLivedTokenSchema,
   UserParamsSchema,
 } from '@quire/contracts'
-import { userToActFor } from '../plugins/acting-for.js'
-import type { LongLivedTokensRepository } from '../plugins/long-lived-tokens.js'
-import type { UsersRepository } from '../plugins/users-repository.js'
-
-export interface LongLivedTokenRoutesOptions {
-  users: UsersRepository
-  tokens: LongLivedTokensRepository
-}
 
 /** `/api/v2/users/{userId}/long-lived-tokens`: the user itself, or an administrator who may act for it. */
-export const longLivedTokenRoutes: FastifyPluginAsyncTypebox<LongLivedTokenRoutesOptions> = async (
-  app,
-  { users, tokens },
-) => {
+export const longLivedTokenRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.addHook('onRequest', app.auth.requireEnvironment)
 
   app.post(
@@ -39,8 +28,8 @@ export const longLivedTokenRoutes: FastifyPluginAsyncTypebox<LongLivedTokenRoute
       },
     },
     async function createLongLivedToken(request, reply) {
-      const user = await userToActFor(users, request.caller, request.params.userId)
-      const token = await tokens.create(user._id, request.body, request.caller.userId)
+      const user = await app.users.toActFor(request.scope, request.params.userId)
+      const token = await app.longLivedTokens.create(user._id, request.body, request.scope.userId)
       return reply.code(201).send({ status: 'ok' as const, data: [token] })
     },
   )
@@ -49,8 +38,8 @@ export const longLivedTokenRoutes: FastifyPluginAsyncTypebox<LongLivedTokenRoute
     '/:userId/long-lived-tokens',
     { schema: { params: UserParamsSchema, response: { 200: Ok(Type.Array(LongLivedTokenSchema)) } } },
     async function listLongLivedTokens(request) {
-      const user = await userToActFor(users, request.caller, request.params.userId)
-      return { status: 'ok' as const, data: await tokens.list(user._id) }
+      const user = await app.users.toActFor(request.scope, request.params.userId)
+      return { status: 'ok' as const, data: await app.longLivedTokens.list(user._id) }
     },
   )
 
@@ -58,8 +47,8 @@ export const longLivedTokenRoutes: FastifyPluginAsyncTypebox<LongLivedTokenRoute
     '/:userId/long-lived-tokens/:tokenId',
     { schema: { params: LongLivedTokenParamsSchema, response: { 200: Ok(RevokedLongLivedTokenSchema) } } },
     async function revokeLongLivedToken(request) {
-      const user = await userToActFor(users, request.caller, request.params.userId)
-      await tokens.revoke(user._id, request.params.tokenId)
+      const user = await app.users.toActFor(request.scope, request.params.userId)
+      await app.longLivedTokens.revoke(user._id, request.params.tokenId)
       return { status: 'ok' as const, data: { _id: request.params.tokenId, revoked: true as const } }
     },
   )

@@ -1,8 +1,6 @@
 import t from 'tap'
 import { Secret, TOTP } from 'otpauth'
-import type { UserRecord } from '@quire/contracts'
-import type { OutboxRecord } from '../../src/plugins/mailer.js'
-import type { AuditRecord } from '../../src/plugins/accounts.js'
+import { COLLECTIONS } from '../../src/collections.js'
 import { ADMIN, build, ENV_A, ENV_B, headers, type Built } from '../helper.js'
 
 const PASSWORD = 'alice password'
@@ -42,7 +40,7 @@ t.test('login records lastLogin; failed logins are throttled per account and per
   const ok = await login(built, { username: 'alice', password: PASSWORD })
   t.equal(ok.statusCode, 200)
   t.equal(ok.json().data.userId, userId)
-  const stored = await built.resources.store.collection<UserRecord>('users').findOne({ _id: userId })
+  const stored = await COLLECTIONS.users.in(built.resources.store).findOne({ _id: userId })
   t.match(stored?.lastLogin, /^\d{4}-\d\d-\d\dT/)
 
   for (let i = 0; i < 3; i++) {
@@ -75,7 +73,7 @@ t.test('login records lastLogin; failed logins are throttled per account and per
 t.test('password reset: always 200, single-use token in the outbox, expires, ends old sessions', async (t) => {
   const built = await build(t, { QUIRE_RESET_TOKEN_TTL: '600' })
   const userId = await alice(built)
-  const outbox = built.resources.store.collection<OutboxRecord>('mail_outbox')
+  const outbox = COLLECTIONS.mailOutbox.in(built.resources.store)
   const oldSession = (await login(built, { username: 'alice', password: PASSWORD })).json().data.accessToken
 
   for (const payload of [{ email: 'nobody@example.com' }, { username: 'ghost' }]) {
@@ -98,7 +96,7 @@ t.test('password reset: always 200, single-use token in the outbox, expires, end
   t.match(mail, { to: 'alice@example.com', status: 'queued', subject: String })
   const token = /Reset token: (\S+)/.exec(mail?.text ?? '')?.[1] ?? ''
   t.ok(token.length >= 43)
-  const pending = await built.resources.store.collection('password_resets').find({ userId })
+  const pending = await COLLECTIONS.passwordResets.in(built.resources.store).find({ userId })
   t.equal(pending.length, 1)
   t.notOk(JSON.stringify(pending).includes(token), 'only the hash of the token is stored')
 
@@ -187,7 +185,7 @@ t.test('2FA with a fixed clock: setup, enable, login with a TOTP or a recovery c
   t.equal(enabled.statusCode, 200)
   const { recoveryCodes } = enabled.json().data
   t.equal(recoveryCodes.length, 10)
-  const stored = await built.resources.store.collection<UserRecord>('users').findOne({ _id: userId })
+  const stored = await COLLECTIONS.users.in(built.resources.store).findOne({ _id: userId })
   t.equal(stored?.authentication.totpEnabled, true)
   t.notOk(stored?.authentication.recoveryCodeHashes?.includes(recoveryCodes[0]), 'recovery codes are stored hashed')
 
@@ -225,7 +223,7 @@ t.test('reset-2FA: administrators of the environment or super-administrators; au
   const built = await build(t)
   const userId = await alice(built)
   const session = (await login(built, { username: 'alice', password: PASSWORD })).json().data.accessToken
-  const users = built.resources.store.collection<UserRecord>('users')
+  const users = COLLECTIONS.users.in(built.resources.store)
   await users.updateOne(
     { _id: userId },
     {
@@ -264,7 +262,7 @@ t.test('reset-2FA: administrators of the environment or super-administrators; au
   t.notOk(stored?.authentication.totpSecret)
   t.notOk(stored?.authentication.totpEnabled)
   t.notOk(stored?.authentication.recoveryCodeHashes)
-  const audit = await built.resources.store.collection<AuditRecord>('audit_log').find({})
+  const audit = await COLLECTIONS.auditLog.in(built.resources.store).find({})
   t.match(audit, [
     { action: 'reset-2FA', actorUserId: adminA._id, targetUserId: userId, environmentId: ENV_A, _createdOn: String },
   ])

@@ -1,7 +1,8 @@
 import t, { type Test } from 'tap'
-import { authPlugin, hashToken, recordsIdentity } from '@quire/auth'
-import type { LongLivedTokenRecord } from '@quire/contracts'
+import { authPlugin } from '@quire/auth'
+import { hashToken, recordsIdentity } from '@quire/identity'
 import { createServer } from '@quire/service-kit'
+import { COLLECTIONS } from '../../src/collections.js'
 import { build, ENV_A, ENV_B, headers, type Built } from '../helper.js'
 
 /** Another service as every service is built: the auth plugin over the shared store, public key only. */
@@ -45,9 +46,7 @@ t.test(
       expiresOn: '2999-01-01T00:00:00.000Z',
       _createdOn: String,
     })
-    const stored = await resources.store
-      .collection<LongLivedTokenRecord>('long_lived_tokens')
-      .findOne({ _id: minted._id })
+    const stored = await COLLECTIONS.longLivedTokens.in(resources.store).findOne({ _id: minted._id })
     t.equal(stored?.tokenHash, hashToken(minted.token), 'stored as its hash')
     t.notOk(JSON.stringify(stored).includes(minted.token), 'the secret itself is stored nowhere')
 
@@ -91,7 +90,7 @@ t.test('an expired long-lived token is refused', async (t) => {
   const built = await build(t)
   const { record: alice } = await built.user({ environments: { [ENV_A]: {} } })
   const secret = 'qlt_expired-token-for-the-test-0000000000'
-  await built.resources.store.collection<LongLivedTokenRecord>('long_lived_tokens').insertOne({
+  await COLLECTIONS.longLivedTokens.in(built.resources.store).insertOne({
     _id: 'expired',
     userId: alice._id,
     tokenHash: hashToken(secret),

@@ -1,5 +1,5 @@
 import t from 'tap'
-import type { UserRecord } from '@quire/contracts'
+import { COLLECTIONS } from '../../src/collections.js'
 import { build, ENV_A, ENV_B, headers } from '../helper.js'
 
 t.test('lists the users of the environment only, in _id order, with the spec pagination', async (t) => {
@@ -237,7 +237,7 @@ t.test('administrators create users in their environment; usernames are unique',
     },
     _createdByUserId: adminA._id,
   })
-  const stored = await resources.store.collection<UserRecord>('users').findOne({ _id: dave._id })
+  const stored = await COLLECTIONS.users.in(resources.store).findOne({ _id: dave._id })
   t.same(stored?.environmentIds, [ENV_A])
   t.same(stored?.activeEnvironmentIds, [ENV_A])
   t.match(stored?.authentication.passwordHash, /^scrypt\$/, 'the password is stored hashed')
@@ -298,7 +298,7 @@ t.test('administrators change and deactivate members of their environment only',
     language: 'de',
     active: true,
   })
-  const stored = await resources.store.collection<UserRecord>('users').findOne({ _id: alice._id })
+  const stored = await COLLECTIONS.users.in(resources.store).findOne({ _id: alice._id })
   t.equal(stored?.profile.environments[ENV_B]?.name, 'B side', 'the other environment entry is untouched')
 
   const before = await call({ method: 'GET', url: '/api/v2/users', headers: headers(aliceToken, ENV_A) })
@@ -310,7 +310,7 @@ t.test('administrators change and deactivate members of their environment only',
     payload: { active: false },
   })
   t.equal(deactivated.statusCode, 200)
-  const after = await resources.store.collection<UserRecord>('users').findOne({ _id: alice._id })
+  const after = await COLLECTIONS.users.in(resources.store).findOne({ _id: alice._id })
   t.same(after?.activeEnvironmentIds, [ENV_B], 'the derived list follows the entry')
   t.same(after?.environmentIds, [ENV_A, ENV_B])
   const refused = await call({ method: 'GET', url: '/api/v2/users', headers: headers(aliceToken, ENV_A) })

@@ -1,10 +1,19 @@
-import type { CreateEnvironmentBody, Environment, EnvironmentRecord } from '@quire/contracts'
+import fp from 'fastify-plugin'
+import type { FastifyInstance } from 'fastify'
+import type { CreateEnvironmentBody, Environment } from '@quire/contracts'
 import { DuplicateKeyError, type RecordStore } from '@quire/records'
 import { fail } from '@quire/service-kit'
+import { COLLECTIONS, type EnvironmentRecord } from '../collections.js'
 
 export interface EnvironmentsRepository {
   create(body: CreateEnvironmentBody, actorId: string): Promise<Environment>
   list(): Promise<Environment[]>
+}
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    environments: EnvironmentsRepository
+  }
 }
 
 const toEnvironment = ({ _id, name, _createdOn, _createdByUserId }: EnvironmentRecord): Environment => ({
@@ -14,8 +23,8 @@ const toEnvironment = ({ _id, name, _createdOn, _createdByUserId }: EnvironmentR
   _createdByUserId,
 })
 
-export function environmentsRepository(store: RecordStore): EnvironmentsRepository {
-  const environments = store.collection<EnvironmentRecord>('environments')
+function environmentsRepository(store: RecordStore): EnvironmentsRepository {
+  const environments = COLLECTIONS.environments.in(store)
   return {
     async create({ _id, name }, actorId) {
       try {
@@ -34,3 +43,11 @@ export function environmentsRepository(store: RecordStore): EnvironmentsReposito
     },
   }
 }
+
+/** `app.environments`: the tenants, managed by super-administrators. */
+export const environmentsPlugin = fp(
+  async (app: FastifyInstance, { store }: { store: RecordStore }) => {
+    app.decorate('environments', environmentsRepository(store))
+  },
+  { name: '@quire/users-environments', fastify: '5.x' },
+)

@@ -1,4 +1,5 @@
-import type { User, UserRecord, UserReferenceData } from '@quire/contracts'
+import type { User, UserReferenceData } from '@quire/contracts'
+import type { UserRecord } from '../collections.js'
 
 /**
  * A user as a response in `environmentId` shows it. Built field by field (never by deleting from the record),

@@ -1,3 +1,4 @@
+import type { UserListQuery } from '@quire/contracts'
 import { checkFilter, InvalidQueryError, type Filter } from '@quire/records'
 import { fail } from '@quire/service-kit'
 
@@ -5,7 +6,7 @@ import { fail } from '@quire/service-kit'
 const HIDDEN_FIELDS = new Set(['authentication', 'environmentIds', 'activeEnvironmentIds'])
 const LOGICAL_OPERATORS = new Set(['$and', '$or', '$nor'])
 /** Always left out of user lists; `pagination.next` carries it, as the spec's example shows. */
-export const ALWAYS_EXCLUDED = 'authentication'
+const ALWAYS_EXCLUDED = 'authentication'
 
 function parseJson(name: string, raw: string): unknown {
   try {
@@ -63,4 +64,12 @@ export function parseExclude(raw: string | undefined): string[] {
   }
   if (value.includes('_id')) throw fail('invalid_query', 'exclude cannot leave out _id')
   return [...new Set([ALWAYS_EXCLUDED, ...(value as string[])])]
+}
+
+/** The ready query string of the next page, as the spec shows it: `limit`, `exclude`, `after` (and `query`). */
+export function nextPage({ limit, query }: UserListQuery, exclude: string[], after: string): string {
+  const next = new URLSearchParams({ limit: String(limit), exclude: JSON.stringify(exclude), after })
+  if (query !== undefined) next.set('query', query)
+  // URLSearchParams writes spaces as `+`; the spec's example is plain percent-encoding.
+  return next.toString().replaceAll('+', '%20')
 }

@@ -1,0 +1,124 @@
+import type { EnvironmentEntry } from '@quire/contracts'
+import {
+  IDENTITY_COLLECTIONS,
+  type IdentityEnvironmentRecord,
+  type IdentityTokenRecord,
+  type IdentityUserRecord,
+} from '@quire/identity'
+import { defineCollection, ensureIndexes, type RecordStore } from '@quire/records'
+
+type IdentityAuthentication = IdentityUserRecord['authentication']
+
+/** The part of a user record no endpoint ever returns. */
+export interface UserAuthentication extends IdentityAuthentication {
+  passwordHash?: string
+  totpSecret?: string
+  totpEnabled?: boolean
+  recoveryCodeHashes?: string[]
+  /** The last TOTP time step accepted at login, so a code cannot be replayed within its window. */
+  totpLastStep?: number
+}
+
+/** A user as stored in `users`: what every service's auth reads (see @quire/identity), and the account itself. */
+export interface UserRecord extends IdentityUserRecord {
+  username: string
+  profile: { environments: Record<string, EnvironmentEntry> } & Record<string, unknown>
+  globalEmails: { address: string; verified: boolean }[]
+  /** Derived from `profile.environments`, indexed: the environments the user belongs to (active or not). */
+  environmentIds: string[]
+  lastLogin?: string
+  authentication: UserAuthentication
+  _createdOn: string
+  _createdByUserId: string
+  _lastModifiedOn: string
+  _lastModifiedByUserId: string
+}
+
+/** A long-lived token as stored in `long_lived_tokens`: only the hash of the secret is kept. */
+export interface LongLivedTokenRecord extends IdentityTokenRecord {
+  name: string
+  _createdOn: string
+  _createdByUserId: string
+}
+
+export interface EnvironmentRecord extends IdentityEnvironmentRecord {
+  name: string
+  _createdOn: string
+  _createdByUserId: string
+}
+
+/** Failed logins of one key (an account or a client address) in the current window. */
+export interface LoginFailureRecord {
+  /** `account:<id or name>` or `address:<ip>`. */
+  _id: string
+  count: number
+  /** Epoch ms. */
+  windowStart: number
+  [field: string]: unknown
+}
+
+/** A pending password reset: only the hash of the token. */
+export interface PasswordResetRecord {
+  _id: string
+  userId: string
+  tokenHash: string
+  /** Epoch ms of the service clock. */
+  expiresAt: number
+  _createdOn: string
+  [field: string]: unknown
+}
+
+/** A mail as kept in the outbox: the record of what was sent, and what a deployment without SMTP reads. */
+export interface OutboxRecord {
+  _id: string
+  from: string
+  to: string
+  subject: string
+  text: string
+  status: 'queued' | 'sent' | 'failed'
+  _createdOn: string
+  [field: string]: unknown
+}
+
+/** One line of the audit log: who did what to whom, when. */
+export interface AuditRecord {
+  _id: string
+  action: 'reset-2FA'
+  actorUserId: string
+  targetUserId: string
+  environmentId: string | null
+  _createdOn: string
+  [field: string]: unknown
+}
+
+/**
+ * Every collection the users service owns. `users`, `long_lived_tokens` and `environments` are read by every
+ * service's auth, so their names and the indexes auth relies on come from @quire/identity: the two cannot drift.
+ */
+export const COLLECTIONS = {
+  users: defineCollection<UserRecord>(IDENTITY_COLLECTIONS.users.name, [
+    ...IDENTITY_COLLECTIONS.users.indexes,
+    { name: 'username', fields: { username: 1 }, unique: true },
+    { name: 'environmentIds', fields: { environmentIds: 1 } },
+    { name: 'globalEmails', fields: { 'globalEmails.address': 1 } },
+  ]),
+  longLivedTokens: defineCollection<LongLivedTokenRecord>(IDENTITY_COLLECTIONS.longLivedTokens.name, [
+    ...IDENTITY_COLLECTIONS.longLivedTokens.indexes,
+    { name: 'userId', fields: { userId: 1 } },
+  ]),
+  environments: defineCollection<EnvironmentRecord>(
+    IDENTITY_COLLECTIONS.environments.name,
+    IDENTITY_COLLECTIONS.environments.indexes,
+  ),
+  loginFailures: defineCollection<LoginFailureRecord>('login_failures'),
+  passwordResets: defineCollection<PasswordResetRecord>('password_resets', [
+    { name: 'tokenHash', fields: { tokenHash: 1 }, unique: true },
+    { name: 'userId', fields: { userId: 1 } },
+  ]),
+  mailOutbox: defineCollection<OutboxRecord>('mail_outbox'),
+  auditLog: defineCollection<AuditRecord>('audit_log'),
+} as const
+
+/** Creates the indexes that are missing (idempotent); app.ts calls it once, before anything reads. */
+export const ensureUsersIndexes = (store: RecordStore): Promise<void> =>
+  ensureIndexes(store, Object.values(COLLECTIONS))
