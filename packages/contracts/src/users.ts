@@ -13,57 +13,6 @@ export const EnvironmentEntrySchema = Type.Object({
 })
 export type EnvironmentEntry = Static<typeof EnvironmentEntrySchema>
 
-/** The part of a user record no endpoint ever returns. */
-export interface UserAuthentication {
-  passwordHash?: string
-  totpSecret?: string
-  totpEnabled?: boolean
-  recoveryCodeHashes?: string[]
-  /** The last TOTP time step accepted at login, so a code cannot be replayed within its window. */
-  totpLastStep?: number
-  /** Epoch ms; access tokens issued before it are refused (password reset, 2FA reset). */
-  sessionsValidAfter?: number
-}
-
-/** A user as stored in the `users` collection. */
-export interface UserRecord {
-  _id: string
-  username: string
-  profile: { environments: Record<string, EnvironmentEntry> } & Record<string, unknown>
-  globalEmails: { address: string; verified: boolean }[]
-  /** Derived from `profile.environments`, indexed: the environments the user belongs to / is active in. */
-  environmentIds: string[]
-  activeEnvironmentIds: string[]
-  isSuperAdministrator?: boolean
-  lastLogin?: string
-  authentication: UserAuthentication
-  _createdOn: string
-  _createdByUserId: string
-  _lastModifiedOn: string
-  _lastModifiedByUserId: string
-  [field: string]: unknown
-}
-
-/** A long-lived token as stored in `long_lived_tokens`: only the hash of the secret is kept. */
-export interface LongLivedTokenRecord {
-  _id: string
-  userId: string
-  tokenHash: string
-  name: string
-  _createdOn: string
-  _createdByUserId: string
-  expiresOn: string | null
-  [field: string]: unknown
-}
-
-export interface EnvironmentRecord {
-  _id: string
-  name: string
-  _createdOn: string
-  _createdByUserId: string
-  [field: string]: unknown
-}
-
 export const LoginBodySchema = Type.Object(
   {
     username: Type.String({ minLength: 1, maxLength: 320 }),
