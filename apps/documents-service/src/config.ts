@@ -18,7 +18,6 @@ export const DocumentsConfigSchema = Type.Object({
 export type DocumentsConfig = Static<typeof DocumentsConfigSchema>
 
 export const ConfigSchema = Type.Composite([CommonConfigSchema, DocumentsConfigSchema])
-export type Config = Static<typeof ConfigSchema>
 
 /** The MinIO/S3 settings when an endpoint is configured; the local disk adapter otherwise. */
 export function s3Options(config: DocumentsConfig) {

@@ -1,15 +1,16 @@
 import { loadKeyPair } from '@quire/auth'
 import { openFileStore } from '@quire/files'
 import { openRecordStore } from '@quire/records'
-import { createServer, loadConfig, openApiPlugin, startServer } from '@quire/service-kit'
-import { app } from './app.js'
+import { createServer, loadConfig, mountService, openApiPlugin, startServer } from '@quire/service-kit'
 import { ConfigSchema, s3Options } from './config.js'
+import { RECORDS_COMPRESSION_DICTIONARY, service } from './service.js'
 
 const config = loadConfig(ConfigSchema)
 const store = await openRecordStore({
   dataDir: config.QUIRE_DATA_DIR,
   mongoUrl: config.QUIRE_MONGO_URL,
   mongoDb: config.QUIRE_MONGO_DB,
+  compressionDictionary: RECORDS_COMPRESSION_DICTIONARY,
 })
 const files = await openFileStore({ dataDir: config.QUIRE_DATA_DIR, s3: s3Options(config) })
 const keys = await loadKeyPair({
@@ -29,5 +30,5 @@ server.addHook('onClose', async () => {
 })
 server.addReadinessCheck('records', () => store.ping())
 await server.register(openApiPlugin, { title: 'Quire documents service' })
-await server.register(app, { store, files, keys, config })
+await mountService(server, service, { store, files, keys, config })
 await startServer(server, config.QUIRE_PORT, config.QUIRE_HOST)

@@ -1,7 +1,8 @@
 import { Type, type TObject, type TSchema } from '@sinclair/typebox'
 import { TypeCompiler, type TypeCheck } from '@sinclair/typebox/compiler'
-import type { DefinitionRecord, FieldSpec, FieldType } from '@quire/contracts'
+import type { FieldSpec, FieldType } from '@quire/contracts'
 import { fail } from '@quire/service-kit'
+import type { DefinitionRecord } from '../collections.js'
 
 const ISO_DATE = '^\\d{4}-\\d{2}-\\d{2}(T\\d{2}:\\d{2}(:\\d{2}(\\.\\d{1,9})?)?(Z|[+-]\\d{2}:?\\d{2})?)?$'
 

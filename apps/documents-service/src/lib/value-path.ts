@@ -1,6 +1,6 @@
 import type { Attachment } from '@quire/contracts'
 import { fail } from '@quire/service-kit'
-import type { DocumentFields } from '../documents.js'
+import type { DocumentFields } from '../collections.js'
 
 /** Parsed `valuePath`: names step into objects, numbers into arrays. */
 export type ValuePath = readonly (string | number)[]

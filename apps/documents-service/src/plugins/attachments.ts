@@ -4,34 +4,40 @@ import { tmpdir } from 'node:os'
 import type { Readable } from 'node:stream'
 import fp from 'fastify-plugin'
 import type { FastifyBaseLogger } from 'fastify'
+import type { Scope } from '@quire/auth'
 import type {
   Attachment,
   CopiedAttachments,
   CopyAttachmentsBody,
   CopySource,
   CopyTarget,
-  DefinitionRecord,
   Document,
 } from '@quire/contracts'
 import { FileNotFoundError, type ByteRange, type FileStore } from '@quire/files'
-import { newObjectId, type Filter, type RecordStore, type StoredRecord } from '@quire/records'
+import { newObjectId, type Filter, type RecordStore } from '@quire/records'
 import { ApiError, fail } from '@quire/service-kit'
-import type { DocumentsConfig } from '../../config.js'
-import type { DefinitionsRepository } from '../definitions.js'
-import type { DocumentsRepository } from '../documents.js'
-import type { Scope } from '../scope.js'
-import { imageDimensions } from './image-dimensions.js'
-import { spool } from './spool.js'
-import { attachmentsAt, findAttachment, parseValuePath, withAttachmentsAt, withoutAttachment } from './value-path.js'
+import { DOCUMENTS_COLLECTIONS, type DefinitionRecord } from '../collections.js'
+import type { DocumentsConfig } from '../config.js'
+import { imageDimensions } from '../lib/image-dimensions.js'
+import { spool } from '../lib/spool.js'
+import {
+  attachmentsAt,
+  findAttachment,
+  parseValuePath,
+  withAttachmentsAt,
+  withoutAttachment,
+} from '../lib/value-path.js'
+import type { DefinitionsRepository } from './definitions-repository.js'
+import type { DocumentsRepository } from './documents-repository.js'
 
 /** One file part of an upload, as `@fastify/multipart` streams it. */
-export interface IncomingFile {
+interface IncomingFile {
   filename: string
   mimetype: string
   file: Readable
 }
 
-export interface SaveOptions {
+interface SaveOptions {
   valuePath: string
   /** The uploaded files become the whole value instead of being appended. */
   replace: boolean
@@ -40,14 +46,14 @@ export interface SaveOptions {
 }
 
 /** An attachment of a document the caller may read, ready to be streamed. */
-export interface FoundAttachment {
+interface FoundAttachment {
   attachment: Attachment
   /** Strong: a stored file never changes (a new upload or a copy gets a new `_id`). */
   etag: string
   key: string
 }
 
-export interface AttachmentsService {
+interface AttachmentsService {
   /** Files first, then the document; on failure whatever was stored is removed again. */
   save(
     scope: Scope,
@@ -71,23 +77,11 @@ declare module 'fastify' {
   }
 }
 
-export interface AttachmentsOptions {
+interface AttachmentsOptions {
   store: RecordStore
   files: FileStore
   /** `QUIRE_MAX_FILE_SIZE`, `QUIRE_MAX_FILES`, `QUIRE_UPLOAD_DIR`. */
   config: DocumentsConfig
-}
-
-/**
- * Every stored file, by key, with the document owning it. Written before the file is, so a file whose
- * document is deleted (or whose definition is dropped) can always be found and removed, even one stored
- * with `shouldUpdateDocument=false` or left by a crash.
- */
-export const ATTACHMENT_FILES = 'attachment_files'
-interface FileRecord extends StoredRecord {
-  definitionId: string
-  documentId: string
-  _createdOn: string
 }
 
 const REMOVAL_BATCH = 500
@@ -140,7 +134,7 @@ function atItem(error: unknown, index: number): unknown {
   return new ApiError(error.code, `item ${index}: ${error.message} (${done})`, error.userDescription, error.statusCode)
 }
 
-export function attachmentsService(
+function attachmentsService(
   options: AttachmentsOptions,
   documents: DocumentsRepository,
   definitions: DefinitionsRepository,
@@ -149,7 +143,7 @@ export function attachmentsService(
   const { files, config } = options
   const { QUIRE_MAX_FILE_SIZE: maxFileSize, QUIRE_MAX_FILES: maxFiles } = config
   const uploadDir = config.QUIRE_UPLOAD_DIR ?? tmpdir()
-  const fileRecords = options.store.collection<FileRecord>(ATTACHMENT_FILES)
+  const fileRecords = DOCUMENTS_COLLECTIONS.attachmentFiles.in(options.store)
 
   /** Removes files and their records; missing ones are fine, so this also cleans up half-done work. */
   async function discard(keys: string[]): Promise<void> {
@@ -361,10 +355,11 @@ export function attachmentsService(
 export const attachmentsPlugin = fp<AttachmentsOptions>(
   async (fastify, options) => {
     if (options.config.QUIRE_UPLOAD_DIR) await mkdir(options.config.QUIRE_UPLOAD_DIR, { recursive: true })
-    await options.store
-      .collection(ATTACHMENT_FILES)
-      .ensureIndex({ name: 'definition_document', fields: { definitionId: 1, documentId: 1 } })
     fastify.decorate('attachments', attachmentsService(options, fastify.documents, fastify.definitions, fastify.log))
   },
-  { name: 'attachments', fastify: '5.x', dependencies: ['documents-repository', 'definitions-repository'] },
+  {
+    name: '@quire/documents-attachments',
+    fastify: '5.x',
+    dependencies: ['@quire/documents-documents', '@quire/documents-definitions'],
+  },
 )

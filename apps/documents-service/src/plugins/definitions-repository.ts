@@ -1,17 +1,12 @@
-import { createHash, randomUUID } from 'node:crypto'
 import fp from 'fastify-plugin'
-import type {
-  CreateDefinitionBody,
-  Definition,
-  DefinitionBody,
-  DefinitionPatch,
-  DefinitionRecord,
-  Pagination,
-} from '@quire/contracts'
+import type { Scope } from '@quire/auth'
+import type { CreateDefinitionBody, Definition, DefinitionBody, DefinitionPatch, Pagination } from '@quire/contracts'
 import { ConflictError, DuplicateKeyError, newObjectId, type RecordStore } from '@quire/records'
 import { fail } from '@quire/service-kit'
-import type { DocumentsRepository } from './documents.js'
-import { permissionsOf, type Scope } from './scope.js'
+import { DOCUMENTS_COLLECTIONS, type DefinitionRecord } from '../collections.js'
+import { hashed } from '../lib/stored-text.js'
+import { permissionsOf } from '../lib/visibility.js'
+import type { DocumentsRepository } from './documents-repository.js'
 
 export interface DefinitionsRepository {
   /** By `_id`, then by `name`, always inside the caller's environment; 404 otherwise. Briefly cached. */
@@ -37,7 +32,6 @@ declare module 'fastify' {
   }
 }
 
-export const DEFINITIONS = 'document_definitions'
 const SETTINGS = ['label', 'description', 'fields', 'indexes'] as const
 /** Other processes may change a definition: a cached one is trusted this long (changes here clear it). */
 const CACHE_TTL_MS = 2000
@@ -45,9 +39,6 @@ const MAX_CACHED = 10_000
 const MAX_COPY_NUMBER = 100
 
 type Settings = Pick<DefinitionRecord, 'name' | (typeof SETTINGS)[number]>
-
-const hashOf = (record: Omit<DefinitionRecord, '_hash'>): string =>
-  createHash('sha256').update(randomUUID()).update(JSON.stringify(record)).digest('base64url').slice(0, 32)
 
 const notFound = (idOrName: string, environmentId: string) =>
   fail(
@@ -70,8 +61,8 @@ function settingsOf(source: Partial<Settings>): Partial<Omit<Settings, 'name'>> 
   return settings
 }
 
-export function definitionsRepository(store: RecordStore, documents: DocumentsRepository): DefinitionsRepository {
-  const definitions = store.collection<DefinitionRecord>(DEFINITIONS)
+function definitionsRepository(store: RecordStore, documents: DocumentsRepository): DefinitionsRepository {
+  const definitions = DOCUMENTS_COLLECTIONS.definitions.in(store)
   const cache = new Map<string, { definition: DefinitionRecord; expires: number }>()
 
   const present = (scope: Scope, record: DefinitionRecord): Definition => ({
@@ -105,7 +96,7 @@ export function definitionsRepository(store: RecordStore, documents: DocumentsRe
 
   async function insert(scope: Scope, settings: Settings): Promise<DefinitionRecord> {
     const now = new Date().toISOString()
-    const record: Omit<DefinitionRecord, '_hash'> = {
+    const definition = hashed<DefinitionRecord>({
       _id: newObjectId(),
       _createdOn: now,
       _createdByUserId: scope.userId,
@@ -115,8 +106,8 @@ export function definitionsRepository(store: RecordStore, documents: DocumentsRe
       status: 'ready',
       name: settings.name,
       ...settingsOf(settings),
-    }
-    const definition = { ...record, _hash: hashOf(record) }
+      _hash: '',
+    })
     await documents.syncIndexes(definition)
     try {
       await definitions.insertOne(definition)
@@ -138,7 +129,7 @@ export function definitionsRepository(store: RecordStore, documents: DocumentsRe
   ): Promise<Definition> {
     const current = await load(scope.environmentId, idOrName)
     const next = settings(current)
-    const { _id, ...record }: Omit<DefinitionRecord, '_hash'> = {
+    const definition = hashed<DefinitionRecord>({
       _id: current._id,
       _createdOn: current._createdOn,
       _createdByUserId: current._createdByUserId,
@@ -148,16 +139,15 @@ export function definitionsRepository(store: RecordStore, documents: DocumentsRe
       status: current.status,
       name: next.name,
       ...settingsOf(next),
-    }
-    const definition = { _id, ...record, _hash: hashOf({ _id, ...record }) }
+      _hash: '',
+    })
     await documents.syncIndexes(definition, current.indexes)
+    const { _id, ...replacement } = definition
     let updated: DefinitionRecord | null
     try {
-      updated = await definitions.updateOne(
-        { _id, _environmentId: scope.environmentId },
-        { ...record, _hash: definition._hash },
-        { expectedHash: current._hash },
-      )
+      updated = await definitions.updateOne({ _id, _environmentId: scope.environmentId }, replacement, {
+        expectedHash: current._hash,
+      })
     } catch (error) {
       if (error instanceof DuplicateKeyError) throw duplicateName(next.name)
       if (error instanceof ConflictError) {
@@ -247,15 +237,7 @@ export function definitionsRepository(store: RecordStore, documents: DocumentsRe
 /** Decorates `fastify.definitions`; needs `fastify.documents` for the documents' collections. */
 export const definitionsPlugin = fp<{ store: RecordStore }>(
   async (fastify, { store }) => {
-    await definitionsIndexes(store)
     fastify.decorate('definitions', definitionsRepository(store, fastify.documents))
   },
-  { name: 'definitions-repository', fastify: '5.x', dependencies: ['documents-repository'] },
+  { name: '@quire/documents-definitions', fastify: '5.x', dependencies: ['@quire/documents-documents'] },
 )
-
-/** Names are unique per environment; listing by environment uses the same index. */
-async function definitionsIndexes(store: RecordStore): Promise<void> {
-  await store
-    .collection(DEFINITIONS)
-    .ensureIndex({ name: 'environment_name', fields: { _environmentId: 1, name: 1 }, unique: true })
-}

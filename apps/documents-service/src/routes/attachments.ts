@@ -11,9 +11,8 @@ import {
 } from '@quire/contracts'
 import { ApiError, fail } from '@quire/service-kit'
 import type { DocumentsConfig } from '../config.js'
-import { contentRange, requestedRange } from '../plugins/attachments/byte-range.js'
-import { contentDisposition } from '../plugins/attachments/content-disposition.js'
-import { scopeOf } from '../plugins/scope.js'
+import { contentRange, requestedRange } from '../lib/byte-range.js'
+import { contentDisposition } from '../lib/content-disposition.js'
 
 export interface AttachmentRoutesOptions {
   config: Pick<DocumentsConfig, 'QUIRE_MAX_FILE_SIZE' | 'QUIRE_MAX_FILES'>
@@ -62,7 +61,7 @@ const saveRoute: FastifyPluginAsyncTypebox<AttachmentRoutesOptions> = async (app
           'The upload is malformed',
         )
       }
-      const scope = scopeOf(request.caller)
+      const scope = request.scope
       const definition = await app.definitions.resolve(scope, request.params.ddId)
       const { valuePath, actionType, shouldUpdateDocument } = request.query
       const options = { valuePath, replace: REPLACE.test(actionType), updateDocument: shouldUpdateDocument }
@@ -87,7 +86,7 @@ export const attachmentRoutes: FastifyPluginAsyncTypebox<AttachmentRoutesOptions
       response: { 200: AttachmentBytesSchema, 206: AttachmentBytesSchema },
     },
     handler: async function downloadAttachment(request, reply) {
-      const scope = scopeOf(request.caller)
+      const scope = request.scope
       const definition = await app.definitions.resolve(scope, request.params.ddId)
       const found = await app.attachments.find(scope, definition, request.params.id, request.params.attachmentId)
       const { _size: size, _contentType, _fileName } = found.attachment
@@ -118,7 +117,7 @@ export const attachmentRoutes: FastifyPluginAsyncTypebox<AttachmentRoutesOptions
     '/:attachmentId',
     { schema: { params: AttachmentParamsSchema, response: { 200: RemovedAttachmentSchema } } },
     async function removeAttachment(request) {
-      const scope = scopeOf(request.caller)
+      const scope = request.scope
       const definition = await app.definitions.resolve(scope, request.params.ddId)
       const { id, attachmentId } = request.params
       const document = await app.attachments.remove(scope, definition, id, attachmentId)

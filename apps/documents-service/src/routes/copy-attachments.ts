@@ -1,6 +1,5 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { CopyAttachmentsBodySchema, CopyAttachmentsResponseSchema } from '@quire/contracts'
-import { scopeOf } from '../plugins/scope.js'
 
 /** `/api/v2/documents/copyAttachments`: server-side copies, read access to each source, write to each target. */
 export const copyAttachmentRoutes: FastifyPluginAsyncTypebox = async (app) => {
@@ -10,7 +9,7 @@ export const copyAttachmentRoutes: FastifyPluginAsyncTypebox = async (app) => {
     '/copyAttachments',
     { schema: { body: CopyAttachmentsBodySchema, response: { 200: CopyAttachmentsResponseSchema } } },
     async function copyAttachments(request) {
-      const data = await app.attachments.copy(scopeOf(request.caller), request.body)
+      const data = await app.attachments.copy(request.scope, request.body)
       return { status: 'ok' as const, data }
     },
   )

@@ -14,7 +14,6 @@ import {
   Ok,
   Page,
 } from '@quire/contracts'
-import { scopeOf } from '../plugins/scope.js'
 
 const ListQuerystringSchema = Type.Object({ limit: LimitSchema, after: Type.Optional(IdSchema) })
 
@@ -33,7 +32,7 @@ const administration: FastifyPluginAsyncTypebox = async (admin) => {
       },
     },
     async function createDefinition(request, reply) {
-      const scope = scopeOf(request.caller)
+      const scope = request.scope
       const { sourceId } = request.query
       const data =
         sourceId === undefined
@@ -49,7 +48,7 @@ const administration: FastifyPluginAsyncTypebox = async (admin) => {
     async function replaceDefinition(request) {
       return {
         status: 'ok' as const,
-        data: await admin.definitions.replace(scopeOf(request.caller), request.params.ddId, request.body),
+        data: await admin.definitions.replace(request.scope, request.params.ddId, request.body),
       }
     },
   )
@@ -62,7 +61,7 @@ const administration: FastifyPluginAsyncTypebox = async (admin) => {
     async function patchDefinition(request) {
       return {
         status: 'ok' as const,
-        data: await admin.definitions.patch(scopeOf(request.caller), request.params.ddId, request.body),
+        data: await admin.definitions.patch(request.scope, request.params.ddId, request.body),
       }
     },
   )
@@ -77,7 +76,7 @@ const administration: FastifyPluginAsyncTypebox = async (admin) => {
       },
     },
     async function deleteDefinition(request) {
-      const removed = await admin.definitions.remove(scopeOf(request.caller), request.params.ddId, request.query.force)
+      const removed = await admin.definitions.remove(request.scope, request.params.ddId, request.query.force)
       return { status: 'ok' as const, data: { _id: removed._id, deleted: true as const } }
     },
   )
@@ -91,7 +90,7 @@ export const definitionRoutes: FastifyPluginAsyncTypebox = async (app) => {
     '/',
     { schema: { querystring: ListQuerystringSchema, response: { 200: Page(DefinitionSchema) } } },
     async function listDefinitions(request) {
-      const { data, pagination } = await app.definitions.list(scopeOf(request.caller), request.query)
+      const { data, pagination } = await app.definitions.list(request.scope, request.query)
       return { status: 'ok' as const, data, pagination }
     },
   )
@@ -100,7 +99,7 @@ export const definitionRoutes: FastifyPluginAsyncTypebox = async (app) => {
     '/:ddId',
     { schema: { params: DefinitionParamsSchema, response: { 200: Ok(DefinitionSchema) } } },
     async function getDefinition(request) {
-      return { status: 'ok' as const, data: await app.definitions.get(scopeOf(request.caller), request.params.ddId) }
+      return { status: 'ok' as const, data: await app.definitions.get(request.scope, request.params.ddId) }
     },
   )
 

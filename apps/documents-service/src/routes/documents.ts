@@ -14,8 +14,7 @@ import {
   Ok,
   Page,
 } from '@quire/contracts'
-import { parseListQuery } from '../plugins/list-query.js'
-import { scopeOf } from '../plugins/scope.js'
+import { parseListQuery } from '../lib/list-query.js'
 
 /**
  * Documents are open-ended (user fields beside the declared system fields), so a compiled serializer would
@@ -40,7 +39,7 @@ export const documentRoutes: FastifyPluginAsyncTypebox = async (app) => {
     },
     async function listDocuments(request, reply) {
       const query = parseListQuery(request.query)
-      const scope = scopeOf(request.caller)
+      const scope = request.scope
       const definition = await app.definitions.resolve(scope, request.params.ddId)
       const { data, pagination } = await app.documents.list(scope, definition, query)
       // Sent as assembled from the documents' JSON text (a string is not serialized again); the schema describes it.
@@ -56,7 +55,7 @@ export const documentRoutes: FastifyPluginAsyncTypebox = async (app) => {
       serializerCompiler: stringifyWhole,
     },
     async function getDocument(request, reply) {
-      const scope = scopeOf(request.caller)
+      const scope = request.scope
       const definition = await app.definitions.resolve(scope, request.params.ddId)
       const { json, hash } = await app.documents.read(scope, definition, request.params.id)
       return reply.header('etag', `"${hash}"`).type(JSON_TYPE).send(json)
@@ -79,7 +78,7 @@ export const documentRoutes: FastifyPluginAsyncTypebox = async (app) => {
       serializerCompiler: stringifyWhole,
     },
     async function createDocument(request, reply) {
-      const scope = scopeOf(request.caller)
+      const scope = request.scope
       const definition = await app.definitions.resolve(scope, request.params.ddId)
       const key = request.headers['idempotency-key']
       const { document, replayed } = await app.documents.create(scope, definition, request.body, key)
@@ -101,7 +100,7 @@ export const documentRoutes: FastifyPluginAsyncTypebox = async (app) => {
     '/:id',
     { schema: { ...writeSchema, body: DocumentBodySchema }, serializerCompiler: stringifyWhole },
     async function replaceDocument(request, reply) {
-      const scope = scopeOf(request.caller)
+      const scope = request.scope
       const definition = await app.definitions.resolve(scope, request.params.ddId)
       const { id } = request.params
       const document = await app.documents.replace(scope, definition, id, request.body, request.headers['if-match'])
@@ -113,7 +112,7 @@ export const documentRoutes: FastifyPluginAsyncTypebox = async (app) => {
     '/:id',
     { schema: { ...writeSchema, body: DocumentPatchSchema }, serializerCompiler: stringifyWhole },
     async function patchDocument(request, reply) {
-      const scope = scopeOf(request.caller)
+      const scope = request.scope
       const definition = await app.definitions.resolve(scope, request.params.ddId)
       const { id } = request.params
       const document = await app.documents.patch(scope, definition, id, request.body, request.headers['if-match'])
@@ -125,7 +124,7 @@ export const documentRoutes: FastifyPluginAsyncTypebox = async (app) => {
     '/:id',
     { schema: { params: DocumentParamsSchema, headers: IfMatchHeadersSchema, response: { 200: Ok(DeletedSchema) } } },
     async function deleteDocument(request) {
-      const scope = scopeOf(request.caller)
+      const scope = request.scope
       const definition = await app.definitions.resolve(scope, request.params.ddId)
       const removed = await app.documents.remove(scope, definition, request.params.id, request.headers['if-match'])
       return { status: 'ok' as const, data: { _id: removed._id, deleted: true as const } }

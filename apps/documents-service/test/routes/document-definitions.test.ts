@@ -1,5 +1,5 @@
 import t from 'tap'
-import { build, createDefinition, DEFINITIONS, documentsOf } from '../helper.js'
+import { build, createDefinition, DEFINITIONS, documentsOf, storedDocuments } from '../helper.js'
 
 t.test('definitions: create, list, get by id or name, update, delete', async (t) => {
   const { server, as, resources } = await build(t)
@@ -100,7 +100,7 @@ t.test('definitions: create, list, get by id or name, update, delete', async (t)
   const forced = await server.inject({ method: 'DELETE', url: `${DEFINITIONS}/orders?force=true`, headers: as.admin })
   t.equal(forced.statusCode, 200)
   t.same(forced.json(), { status: 'ok', data: { _id: definition._id, deleted: true } })
-  t.equal(await resources.store.collection(`documents.env_a.${definition._id}`).count({}), 0, 'its documents are gone')
+  t.equal(await storedDocuments(resources.store, definition._id).count({}), 0, 'its documents are gone')
   const gone = await server.inject({ method: 'GET', url: `${DEFINITIONS}/orders`, headers: as.member })
   t.equal(gone.statusCode, 404)
   t.equal(gone.json().error, 'document_definition_not_found_for_id_or_name')

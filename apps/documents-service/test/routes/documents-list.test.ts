@@ -1,6 +1,6 @@
 import t from 'tap'
 import { newObjectId } from '@quire/records'
-import { build, createDefinition, documentsOf } from '../helper.js'
+import { build, createDefinition, documentsOf, storedDocuments } from '../helper.js'
 
 const CATEGORIES = ['a', 'b', 'c', 'd', 'e']
 
@@ -15,7 +15,7 @@ t.test('the list query', async (t) => {
   const ids: string[] = []
   // Seeded in one commit: the paging, not the writing, is under test.
   await resources.store.transaction(async (tx) => {
-    const documents = tx.collection(`documents.env_a.${definition._id}`)
+    const documents = storedDocuments(tx, definition._id)
     for (let n = 0; n < 1000; n++) {
       const _id = newObjectId()
       ids.push(_id)

@@ -1,5 +1,5 @@
 import t from 'tap'
-import { build, createDefinition, documentsOf } from '../helper.js'
+import { build, createDefinition, documentsOf, storedDocuments } from '../helper.js'
 
 t.test('the spec Documents table: list, get, create, put, patch, delete', async (t) => {
   const { server, as } = await build(t)
@@ -258,9 +258,9 @@ t.test('a client cannot set system fields', async (t) => {
     t.equal(written.json().data._environmentId, 'env_a')
     t.not(written.json().data._hash, 'forged')
   }
-  const stored = await resources.store.collection(`documents.env_a.${definition._id}`).findOne({ _id: document._id })
+  const stored = await storedDocuments(resources.store, definition._id).findOne({ _id: document._id })
   t.notOk(stored && '_permissions' in stored, '_permissions is never stored')
-  t.equal(await resources.store.collection(`documents.env_a.${definition._id}`).count({ _id: 'mine' }), 0)
+  t.equal(await storedDocuments(resources.store, definition._id).count({ _id: 'mine' }), 0)
 })
 
 t.test('GET answers a stored document in any field order, its own `_hash` as the ETag', async (t) => {
@@ -273,7 +273,7 @@ t.test('GET answers a stored document in any field order, its own `_hash` as the
   // As another writer may store it: `_hash` first, and a nested `_hash` ending the text.
   const { _id, _hash, _permissions, ...rest } = created
   const stored = { _id: 'reordered', _hash, ...rest, externalId: 'reordered-ext', decoy: { _hash: 'D'.repeat(32) } }
-  await resources.store.collection(`documents.env_a.${definition._id}`).insertOne(stored)
+  await storedDocuments(resources.store, definition._id).insertOne(stored)
 
   for (const id of ['reordered', 'reordered-ext']) {
     const answer = await server.inject({ method: 'GET', url: `${core}/${id}`, headers: as.member })
@@ -453,7 +453,7 @@ t.test(
       })
     ).json().data
     const { _permissions, accessGroups, ...stored } = template
-    const documents = resources.store.collection(`documents.env_a.${definition._id}`)
+    const documents = storedDocuments(resources.store, definition._id)
     await documents.insertOne({ ...stored, _id: 'no-groups', externalId: 'no-groups-ext' })
     await documents.insertOne({ ...stored, _id: 'null-groups', accessGroups: null })
 

@@ -1,22 +1,15 @@
 import { createHash, randomUUID } from 'node:crypto'
 import { Readable } from 'node:stream'
 import t from 'tap'
-import {
-  ENV_A,
-  attachmentsOf,
-  buildWorld,
-  createDefinition,
-  createDocument,
-  filesUnder,
-  keyOf,
-} from './attachments-helper.js'
+import { ENV_A, build, createDefinition, createDocument } from '../helper.js'
+import { attachmentsOf, filesUnder, keyOf } from '../attachments-helper.js'
 
 const MB = 1024 * 1024
 const FILE_SIZE = 200 * MB
 const CHUNK = Buffer.alloc(64 * 1024, 0x5a)
 
 t.test('a 200 MB upload streams to the local store with flat memory', async (t) => {
-  const world = await buildWorld(t, 'local', { QUIRE_MAX_FILE_SIZE: 256 * MB })
+  const world = await build(t, { config: { QUIRE_MAX_FILE_SIZE: 256 * MB } })
   const { server, as } = world
   const definition = await createDefinition(server, as.admin, { name: 'orders' })
   const document = await createDocument(server, as.member, 'orders')

@@ -1,18 +1,12 @@
 import { randomUUID } from 'node:crypto'
 import t from 'tap'
-import {
-  attachmentsOf,
-  buildWorld,
-  createDefinition,
-  createDocument,
-  filesUnder,
-  storedObjects,
-} from './attachments-helper.js'
+import { build, createDefinition, createDocument } from '../helper.js'
+import { attachmentsOf, filesUnder, storedObjects } from '../attachments-helper.js'
 
 const MB = 1024 * 1024
 
 t.test('over a real socket, 413 comes while the client is still sending, and the connection closes', async (t) => {
-  const world = await buildWorld(t, 'local', { QUIRE_MAX_FILE_SIZE: MB })
+  const world = await build(t, { config: { QUIRE_MAX_FILE_SIZE: MB } })
   const { server, as } = world
   await createDefinition(server, as.admin, { name: 'orders' })
   const document = await createDocument(server, as.member, 'orders')

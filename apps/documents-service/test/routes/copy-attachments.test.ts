@@ -1,15 +1,7 @@
 import t from 'tap'
 import type { Attachment } from '@quire/contracts'
-import {
-  ADAPTERS,
-  attachmentsOf,
-  buildWorld,
-  createDefinition,
-  createDocument,
-  getDocument,
-  storedObjects,
-  upload,
-} from './attachments-helper.js'
+import { ADAPTERS, build, createDefinition, createDocument, getDocument } from '../helper.js'
+import { attachmentsOf, storedObjects, upload } from '../attachments-helper.js'
 
 const COPY = '/api/v2/documents/copyAttachments'
 const names = (attachments: Attachment[]) => attachments.map((attachment) => attachment._fileName)
@@ -17,7 +9,7 @@ const names = (attachments: Attachment[]) => attachments.map((attachment) => att
 for (const adapter of ADAPTERS) {
   t.test(`${adapter} adapter`, async (t) => {
     t.test('copies every file, or the named ones, across definitions and within a document', async (t) => {
-      const world = await buildWorld(t, adapter)
+      const world = await build(t, { adapter })
       const { server, as } = world
       await createDefinition(server, as.admin, { name: 'orders' })
       await createDefinition(server, as.admin, { name: 'invoices' })
@@ -107,7 +99,7 @@ for (const adapter of ADAPTERS) {
     t.test(
       'a failing item stops the call, names its index, leaves the ones before done and nothing of its own',
       async (t) => {
-        const world = await buildWorld(t, adapter)
+        const world = await build(t, { adapter })
         const { server, as } = world
         await createDefinition(server, as.admin, { name: 'orders' })
         await createDefinition(server, as.adminB, { name: 'vault' })

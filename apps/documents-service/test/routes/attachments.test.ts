@@ -2,29 +2,24 @@ import { createHash } from 'node:crypto'
 import { text } from 'node:stream/consumers'
 import t from 'tap'
 import type { Attachment } from '@quire/contracts'
+import { DOCUMENTS_COLLECTIONS } from '../../src/collections.js'
 import {
   ADAPTERS,
   ENV_A,
-  attachmentsOf,
-  buildWorld,
+  build,
   createDefinition,
   createDocument,
   documentsOf,
-  filesUnder,
-  form,
-  storedObjects,
   getDocument,
-  keyOf,
-  pngHeader,
-  upload,
-  type World,
-} from './attachments-helper.js'
+  type Built,
+} from '../helper.js'
+import { attachmentsOf, filesUnder, form, storedObjects, keyOf, pngHeader, upload } from '../attachments-helper.js'
 
 const sha256 = (content: string | Uint8Array) => createHash('sha256').update(content).digest('hex')
 
 /** What the store holds under an attachment's key, as text; `null` when nothing. */
 async function stored(
-  world: World,
+  world: Built,
   definitionId: string,
   documentId: string,
   attachment: Attachment,
@@ -37,7 +32,7 @@ async function stored(
 for (const adapter of ADAPTERS) {
   t.test(`${adapter} adapter`, async (t) => {
     t.test('several files in one call: metadata at a nested path, bytes in the store, a new _hash', async (t) => {
-      const world = await buildWorld(t, adapter)
+      const world = await build(t, { adapter })
       const { server, as } = world
       const definition = await createDefinition(server, as.admin, { name: 'orders' })
       const document = await createDocument(server, as.member, 'orders', { title: 'first', details: { note: 'kept' } })
@@ -83,7 +78,7 @@ for (const adapter of ADAPTERS) {
     })
 
     t.test('append by default, replace on request; replaced files leave the store', async (t) => {
-      const world = await buildWorld(t, adapter)
+      const world = await build(t, { adapter })
       const { server, as } = world
       const definition = await createDefinition(server, as.admin, { name: 'orders' })
       const document = await createDocument(server, as.member, 'orders')
@@ -133,7 +128,7 @@ for (const adapter of ADAPTERS) {
     })
 
     t.test('shouldUpdateDocument=false stores the files and only returns their metadata', async (t) => {
-      const world = await buildWorld(t, adapter)
+      const world = await build(t, { adapter })
       const { server, as } = world
       const definition = await createDefinition(server, as.admin, { name: 'orders' })
       const document = await createDocument(server, as.member, 'orders')
@@ -160,7 +155,7 @@ for (const adapter of ADAPTERS) {
     })
 
     t.test('value paths: arrays by index, slots created where unambiguous, 400 otherwise', async (t) => {
-      const world = await buildWorld(t, adapter)
+      const world = await build(t, { adapter })
       const { server, as } = world
       await createDefinition(server, as.admin, { name: 'orders' })
       const document = await createDocument(server, as.member, 'orders', {
@@ -223,7 +218,7 @@ for (const adapter of ADAPTERS) {
     t.test(
       'limits: one byte over the size is 413 with nothing stored; too many files is 413; not multipart is 415',
       async (t) => {
-        const world = await buildWorld(t, adapter, { QUIRE_MAX_FILE_SIZE: 1024, QUIRE_MAX_FILES: 3 })
+        const world = await build(t, { adapter, config: { QUIRE_MAX_FILE_SIZE: 1024, QUIRE_MAX_FILES: 3 } })
         const { server, as } = world
         await createDefinition(server, as.admin, { name: 'orders' })
         const document = await createDocument(server, as.member, 'orders')
@@ -247,7 +242,7 @@ for (const adapter of ADAPTERS) {
         t.same(await storedObjects(world), storedAtLimit, 'nothing more in the file store')
         t.same(await filesUnder(world.uploadDir), [], 'no spooled file left')
         t.equal(
-          await world.resources.store.collection('attachment_files').count({}),
+          await DOCUMENTS_COLLECTIONS.attachmentFiles.in(world.resources.store).count({}),
           1,
           'only the first upload is recorded',
         )
@@ -308,7 +303,7 @@ for (const adapter of ADAPTERS) {
     )
 
     t.test('download: whole, ranges (206), unsatisfiable (416), headers; remove', async (t) => {
-      const world = await buildWorld(t, adapter)
+      const world = await build(t, { adapter })
       const { server, as } = world
       const definition = await createDefinition(server, as.admin, { name: 'orders' })
       const document = await createDocument(server, as.member, 'orders', { externalId: 'ext-1' })
@@ -410,7 +405,7 @@ for (const adapter of ADAPTERS) {
     t.test(
       'access: hidden documents and other environments are not found; deleting a document removes its files',
       async (t) => {
-        const world = await buildWorld(t, adapter)
+        const world = await build(t, { adapter })
         const { server, as } = world
         const definition = await createDefinition(server, as.admin, { name: 'orders' })
         const secret = await createDocument(server, as.admin, 'orders', { accessGroups: ['sales'] })
@@ -436,7 +431,7 @@ for (const adapter of ADAPTERS) {
           200,
         )
         t.equal(await stored(world, definition._id, secret._id, file!), null)
-        t.equal(await world.resources.store.collection('attachment_files').count({}), 0)
+        t.equal(await DOCUMENTS_COLLECTIONS.attachmentFiles.in(world.resources.store).count({}), 0)
 
         // Dropping a definition with its documents drops their files too.
         const doc = await createDocument(server, as.member, 'orders')

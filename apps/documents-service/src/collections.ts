@@ -1,0 +1,100 @@
+import type { Definition, IndexDeclaration } from '@quire/contracts'
+import {
+  defineCollection,
+  ensureIndexes,
+  type CollectionSpec,
+  type IndexSpec,
+  type RecordStore,
+  type StoredRecord,
+} from '@quire/records'
+
+/** A definition as stored: the wire shape without `_permissions`, which is computed for each caller. */
+export type DefinitionRecord = Omit<Definition, '_permissions'>
+
+/**
+ * A document as stored, never with `_permissions`. Its stored text ends with `_hash` (see lib/stored-text.ts).
+ */
+export interface DocumentRecord extends StoredRecord {
+  _createdOn: string
+  _createdByUserId: string
+  _lastModifiedOn: string
+  _lastModifiedByUserId: string
+  _documentDefinitionId: string
+  _environmentId: string
+  status: string
+  accessGroups: string[]
+  externalId?: string
+  _hash: string
+}
+
+/** User fields of a document: everything but the system fields. */
+export type DocumentFields = Record<string, unknown>
+
+/** The first result of a create sent with an `Idempotency-Key`, kept for a replay. */
+export interface IdempotencyRecord extends StoredRecord {
+  /** The document's `_hash`: a record replaced when its key expired is deleted at the version that was read. */
+  _hash: string
+  bodyHash: string
+  document: DocumentRecord
+  expiresOn: string
+}
+
+/** A stored attachment file, by file key, with the document owning it. */
+export interface AttachmentFileRecord extends StoredRecord {
+  definitionId: string
+  documentId: string
+  _createdOn: string
+}
+
+/**
+ * The documents service's collections, the only place their names are written. A definition's name is unique
+ * in its environment (listing by environment uses the same index).
+ */
+export const DOCUMENTS_COLLECTIONS = {
+  definitions: defineCollection<DefinitionRecord>('document_definitions', [
+    { name: 'environment_name', fields: { _environmentId: 1, name: 1 }, unique: true },
+  ]),
+  /** `_id`: a hash of environment, definition, user and key (lib/idempotency.ts); kept 24 h. */
+  idempotencyKeys: defineCollection<IdempotencyRecord>('idempotency_keys'),
+  /**
+   * Every stored file, written before the file is, so a file whose document is deleted (or whose definition is
+   * dropped) can always be found and removed, even one stored with `shouldUpdateDocument=false` or left by a crash.
+   */
+  attachmentFiles: defineCollection<AttachmentFileRecord>('attachment_files', [
+    { name: 'definition_document', fields: { definitionId: 1, documentId: 1 } },
+  ]),
+} as const
+
+/** Creates the missing indexes of the fixed collections (idempotent); app.ts calls it once at start. */
+export async function ensureDocumentsIndexes(store: RecordStore): Promise<void> {
+  await ensureIndexes(store, Object.values(DOCUMENTS_COLLECTIONS))
+}
+
+/** `externalId` is unique among a definition's documents (when present). */
+export const EXTERNAL_ID_INDEX: IndexSpec = {
+  name: 'externalId',
+  fields: { externalId: 1 },
+  unique: true,
+  partial: { externalId: { $exists: true } },
+}
+
+/**
+ * A definition's documents: one collection per definition, so environments never share one. Its indexes are
+ * `EXTERNAL_ID_INDEX` and the definition's declared ones (`declaredIndex`), kept in step with the definition.
+ */
+export const documentsCollection = (
+  definition: Pick<DefinitionRecord, '_id' | '_environmentId'>,
+): CollectionSpec<DocumentRecord> =>
+  defineCollection<DocumentRecord>(`documents.${definition._environmentId}.${definition._id}`, [EXTERNAL_ID_INDEX])
+
+/** The index an entry of a definition's `indexes` declares: `dd_<field>_<direction>...[_unique]`. */
+export function declaredIndex(declaration: IndexDeclaration): IndexSpec {
+  const key = Object.entries(declaration.fields)
+    .map(([field, direction]) => `${field}_${direction}`)
+    .join('_')
+  return {
+    name: `dd_${key}${declaration.unique ? '_unique' : ''}`,
+    fields: declaration.fields,
+    unique: declaration.unique ?? false,
+  }
+}
