@@ -143,9 +143,6 @@ export const DefinitionSchema = Type.Object({
 })
 export type Definition = Static<typeof DefinitionSchema>
 
-/** A definition as stored in `document_definitions`. */
-export type DefinitionRecord = Omit<Definition, '_permissions'>
-
 // ---------------------------------------------------------------------------------------------------------
 // Documents
 
@@ -161,22 +158,8 @@ export const DocumentSchema = Type.Object(
   { additionalProperties: true },
 )
 
-/** A document as stored in `documents.<environmentId>.<definitionId>`: never `_permissions`. */
-export interface DocumentRecord {
-  _id: string
-  _createdOn: string
-  _createdByUserId: string
-  _lastModifiedOn: string
-  _lastModifiedByUserId: string
-  _documentDefinitionId: string
-  _environmentId: string
-  _hash: string
-  status: string
-  accessGroups: string[]
-  externalId?: string
-  [field: string]: unknown
-}
-export type Document = DocumentRecord & { _permissions: Permissions }
+/** The schema's fields and the document's own. */
+export type Document = Static<typeof DocumentSchema> & { [field: string]: unknown }
 
 /** A projected list item: only `_id` is sure to be there. */
 export const ListedDocumentSchema = Type.Object({ _id: IdSchema }, { additionalProperties: true })
