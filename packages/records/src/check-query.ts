@@ -1,3 +1,4 @@
+import RE2 from 're2'
 import { InvalidQueryError } from './errors.js'
 import type { Filter, Projection, Sort } from './port.js'
 
@@ -62,7 +63,8 @@ function checkValue(value: unknown, depth: number, budget: Budget): void {
   for (const [key, inner] of Object.entries(value)) {
     if (key.startsWith('$')) {
       if (!ALLOWED_OPERATORS.has(key)) throw new InvalidQueryError(`operator ${key} is not allowed`)
-      if (key === '$regex') checkRegex(inner)
+      if (key === '$regex') checkRegex(inner, value.$options)
+      if (key === '$options' && !('$regex' in value)) throw new InvalidQueryError('$options needs a $regex beside it')
     } else {
       checkFieldName(key)
     }
@@ -70,13 +72,29 @@ function checkValue(value: unknown, depth: number, budget: Budget): void {
   }
 }
 
-function checkRegex(value: unknown): void {
+/** Mongo's `$options` that both engines read the same way: case-insensitive, multi-line, dot matches newlines. */
+const REGEX_OPTIONS = /^(?!.*(.).*\1)[ims]*$/
+
+/**
+ * A pattern both engines accept: mingo builds a JavaScript RegExp from it, and the match itself runs in RE2
+ * (linear time, see match.ts), so a pattern that RE2 cannot run (backreferences, lookarounds) is refused.
+ */
+function checkRegex(value: unknown, options: unknown): void {
   if (typeof value !== 'string') throw new InvalidQueryError('$regex must be a string')
   if (value.length > MAX_REGEX_LENGTH) throw new InvalidQueryError(`$regex longer than ${MAX_REGEX_LENGTH} characters`)
+  if (options !== undefined && (typeof options !== 'string' || !REGEX_OPTIONS.test(options))) {
+    throw new InvalidQueryError('$options may only hold the flags i, m and s, each once')
+  }
+  const flags = options ?? ''
   try {
-    RegExp(value)
+    RegExp(value, flags)
   } catch {
     throw new InvalidQueryError('$regex is not a valid regular expression')
+  }
+  try {
+    RE2(value, flags)
+  } catch {
+    throw new InvalidQueryError('$regex uses a construct that cannot run in linear time (backreference, lookaround)')
   }
 }
 

@@ -2,6 +2,7 @@ import { Query as FullQuery } from 'mingo'
 import { Context } from 'mingo/core'
 import * as queryOperators from 'mingo/operators/query'
 import { Query } from 'mingo/query'
+import RE2 from 're2'
 import type { Filter } from './port.js'
 
 export interface Matcher {
@@ -13,7 +14,15 @@ export interface Matcher {
  * construction, about 20 µs. Filters that use only query operators (all a client may send) compile against a
  * query-only table instead; `$expr`, `$where`, `$function` and `$jsonSchema` still get the full one.
  */
-const QUERY_ONLY = Context.init({ query: queryOperators })
+/**
+ * `$regex` matched by RE2, in time linear in the input: a backtracking pattern (`^(a+)+$`) cannot stall the
+ * event loop. mingo builds a RegExp from `$regex` and `$options` first; its own operator then calls `exec` on
+ * what it is given, which RE2 implements alike.
+ */
+const linearRegex: typeof queryOperators.$regex = (selector, value, options) =>
+  queryOperators.$regex(selector, value instanceof RegExp ? new RE2(value.source, value.flags) : value, options)
+
+const QUERY_ONLY = Context.init({ query: { ...queryOperators, $regex: linearRegex } })
 const NEEDS_FULL = new Set(['$expr', '$where', '$function', '$jsonSchema', '$accumulator'])
 
 function needsFull(value: unknown, depth = 0): boolean {

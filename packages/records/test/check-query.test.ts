@@ -4,7 +4,7 @@ import { checkFilter, checkProjection, checkSort, InvalidQueryError } from '../s
 t.test('accepts every allowed operator', async (t) => {
   const filter = {
     a: { $eq: 1, $ne: 2, $gt: 0, $gte: 0, $lt: 9, $lte: 9, $in: [1], $nin: [3], $exists: true, $type: 'number' },
-    b: { $regex: '^x', $options: 'i' },
+    b: { $regex: '^x', $options: 'ims' },
     c: { $not: { $size: 2 } },
     d: { $elemMatch: { e: 1 } },
     f: { $all: [1, 2] },
@@ -28,6 +28,11 @@ t.test('rejects forbidden operators, depth, size, long regex and prototype keys'
   rejects({ a: { $in: Array.from({ length: 500 }, (_, i) => i) } }, /larger than/)
   rejects({ a: { $regex: 'x'.repeat(300) } }, /\$regex longer/)
   rejects({ a: { $regex: '(' } }, /not a valid regular expression/)
+  rejects({ a: { $regex: '(a)\\1' } }, /cannot run in linear time/)
+  rejects({ a: { $regex: 'a(?=b)' } }, /cannot run in linear time/)
+  for (const options of ['x', 'g', 'ii', 'iu', 1])
+    rejects({ a: { $regex: 'a', $options: options } }, /\$options may only/)
+  rejects({ a: { $options: 'i' } }, /\$options needs a \$regex/)
   rejects(JSON.parse('{"__proto__": {"x": 1}}'), /invalid field name/)
   rejects({ 'a.constructor': 1 }, /invalid field name/)
   rejects([], /must be an object/)

@@ -1,5 +1,6 @@
 import type { Test } from 'tap'
 import {
+  checkFilter,
   ConflictError,
   DuplicateKeyError,
   InvalidQueryError,
@@ -94,6 +95,8 @@ export function recordStoreContract(t: Test, target: ContractTarget): void {
     t.same(await ns({ group: { $exists: false } }), [])
     t.same(await ns({ group: null }), [5])
     t.same(await ns({ group: { $regex: '^OD', $options: 'i' } }), [1, 3])
+    t.same(await ns({ group: { $not: { $regex: '^od' } } }), [0, 2, 4, 5])
+    t.same(await ns({ group: { $regex: 'D$', $options: 'mi' } }), [1, 3])
     t.same(await ns({ $and: [{ n: { $gt: 0 } }, { n: { $lt: 3 } }] }), [1, 2])
     t.same(await ns({ $or: [{ n: 0 }, { n: 5 }] }), [0, 5])
     t.same(await ns({ $nor: [{ n: { $lt: 4 } }] }), [4, 5])
@@ -104,6 +107,18 @@ export function recordStoreContract(t: Test, target: ContractTarget): void {
     t.same(await ns({ tags: { $all: ['a', 't2'] } }), [2])
     t.same(await ns({ group: { $type: 'string' } }), [0, 1, 2, 3, 4])
     t.same(await ns({ 'nested.deep.value': { $gte: 40 } }), [4, 5])
+  })
+
+  // A backtracking engine takes about 2^n steps for this pattern on n `a`s then a `b`: it would never finish.
+  t.test('a catastrophic $regex is matched in linear time', async (t) => {
+    const long = `${'a'.repeat(5000)}b`
+    const { collection: c } = await seed(3, (i) => ({ n: i, text: i === 1 ? long : 'a'.repeat(i + 1) }))
+    const filter = checkFilter({ text: { $regex: '^(a+)+$' } })
+    t.same(
+      (await c.find(filter, { sort: { n: 1 } })).map((item) => item.n),
+      [0, 2],
+    )
+    t.equal(await c.count(filter), 2)
   })
 
   t.test('sort with ties, projection, skip', async (t) => {
