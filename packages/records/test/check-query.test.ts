@@ -30,8 +30,9 @@ t.test('rejects forbidden operators, depth, size, long regex and prototype keys'
   rejects({ a: { $regex: '(' } }, /not a valid regular expression/)
   rejects({ a: { $regex: '(a)\\1' } }, /cannot run in linear time/)
   rejects({ a: { $regex: 'a(?=b)' } }, /cannot run in linear time/)
-  for (const options of ['x', 'g', 'ii', 'iu', 1])
+  for (const options of ['x', 'g', 'ii', 'iu', 1]) {
     rejects({ a: { $regex: 'a', $options: options } }, /\$options may only/)
+  }
   rejects({ a: { $options: 'i' } }, /\$options needs a \$regex/)
   rejects(JSON.parse('{"__proto__": {"x": 1}}'), /invalid field name/)
   rejects({ 'a.constructor': 1 }, /invalid field name/)
