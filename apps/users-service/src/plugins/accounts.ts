@@ -1,5 +1,6 @@
 import fp from 'fastify-plugin'
 import type { FastifyInstance } from 'fastify'
+import type { Caller, Scope } from '@quire/auth'
 import { newObjectId, type RecordStore } from '@quire/records'
 import { fail } from '@quire/service-kit'
 import { COLLECTIONS, type UserRecord } from '../collections.js'
@@ -22,8 +23,12 @@ export interface Accounts {
   login(request: LoginRequest): Promise<LoginOutcome>
   setupTwoFactor(userId: string): Promise<{ secret: string; uri: string }>
   enableTwoFactor(userId: string, code: string): Promise<{ recoveryCodes: string[] }>
-  /** Clears TOTP and recovery codes, ends the user's sessions, and audits it, all in one transaction. */
-  resetTwoFactor(target: UserRecord, actorId: string, environmentId: string | null): Promise<void>
+  /**
+   * Clears the user's TOTP and recovery codes, ends its sessions, and audits it, all in one transaction. `scope`
+   * is the environment the call names: its administrators may, for its members; without one, only a
+   * super-administrator may, for anyone. Only a super-administrator may for a super-administrator.
+   */
+  resetTwoFactor(userId: string, caller: Caller, scope: Scope | null): Promise<void>
 }
 
 declare module 'fastify' {
@@ -126,7 +131,20 @@ function accounts(store: RecordStore, throttle: LoginThrottle, twoFactor: TwoFac
       return { recoveryCodes: codes }
     },
 
-    async resetTwoFactor(target, actorId, environmentId) {
+    async resetTwoFactor(userId, caller, scope) {
+      if (scope === null && !caller.superAdministrator) {
+        throw fail('environment_id_missing', 'The environment-id header is required', 'No environment was selected')
+      }
+      if (scope !== null && !scope.administrator) {
+        throw fail('forbidden', 'This call needs an administrator of the environment')
+      }
+      const target = await users.findOne(
+        scope === null ? { _id: userId } : { _id: userId, environmentIds: scope.environmentId },
+      )
+      if (!target) throw fail('user_not_found', `No user ${userId} in ${scope?.environmentId ?? 'any environment'}`)
+      if (target.isSuperAdministrator && !caller.superAdministrator) {
+        throw fail('forbidden', "Only a super-administrator may reset a super-administrator's 2FA")
+      }
       await store.transaction(async (tx) => {
         await COLLECTIONS.users.in(tx).updateOne(
           { _id: target._id },
@@ -143,9 +161,9 @@ function accounts(store: RecordStore, throttle: LoginThrottle, twoFactor: TwoFac
         await COLLECTIONS.auditLog.in(tx).insertOne({
           _id: newObjectId(),
           action: 'reset-2FA',
-          actorUserId: actorId,
+          actorUserId: caller.userId,
           targetUserId: target._id,
-          environmentId,
+          environmentId: scope?.environmentId ?? null,
           _createdOn: new Date().toISOString(),
         })
       })

@@ -23,9 +23,13 @@ interface UserPage {
 export interface UsersRepository {
   /** Members of the environment matching `filter` (already checked), in `_id` order, after `after`. */
   list(environmentId: string, options: { filter: Filter; after?: string; limit: number }): Promise<UserPage>
-  findById(userId: string): Promise<UserRecord | null>
   /** The user when it has an entry in the environment (active or not); null otherwise. */
   findInEnvironment(userId: string, environmentId: string): Promise<UserRecord | null>
+  /**
+   * The user an administrator may change in the scope's environment: one of its members, or, for a
+   * super-administrator, any account (which the change adds to the environment). Null otherwise.
+   */
+  findToChange(scope: Scope, userId: string): Promise<UserRecord | null>
   create(body: CreateUserBody, environmentId: string, actorId: string): Promise<UserRecord>
   /** Merges `changes` into the user's entry for the environment (created when missing). */
   updateEntry(user: UserRecord, environmentId: string, changes: PatchUserBody, actorId: string): Promise<UserRecord>
@@ -85,9 +89,10 @@ function usersRepository(store: RecordStore): UsersRepository {
       }
     },
 
-    findById: (userId) => users.findOne({ _id: userId }),
-
     findInEnvironment: (userId, environmentId) => users.findOne({ _id: userId, environmentIds: environmentId }),
+
+    findToChange: (scope, userId) =>
+      users.findOne(scope.superAdministrator ? { _id: userId } : { _id: userId, environmentIds: scope.environmentId }),
 
     async create(body, environmentId, actorId) {
       const now = new Date().toISOString()

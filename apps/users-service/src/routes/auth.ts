@@ -110,24 +110,8 @@ const resetTwoFactorRoutes: FastifyPluginAsyncTypebox = async (app) => {
     '/reset-2FA',
     { schema: { body: ResetTwoFactorBodySchema, response: { 200: Ok(ResetTwoFactorResultSchema) } } },
     async function resetTwoFactor(request) {
-      const { caller } = request
       const { userId } = request.body
-      const scope = namesEnvironment(request) ? request.scope : null
-      if (scope === null && !caller.superAdministrator) {
-        throw fail('environment_id_missing', 'The environment-id header is required', 'No environment was selected')
-      }
-      if (scope !== null && !scope.administrator) {
-        throw fail('forbidden', 'This call needs an administrator of the environment')
-      }
-      const target =
-        scope === null
-          ? await app.users.findById(userId)
-          : await app.users.findInEnvironment(userId, scope.environmentId)
-      if (!target) throw fail('user_not_found', `No user ${userId} in ${scope?.environmentId ?? 'any environment'}`)
-      if (target.isSuperAdministrator && !caller.superAdministrator) {
-        throw fail('forbidden', "Only a super-administrator may reset a super-administrator's 2FA")
-      }
-      await app.accounts.resetTwoFactor(target, caller.userId, scope?.environmentId ?? null)
+      await app.accounts.resetTwoFactor(userId, request.caller, namesEnvironment(request) ? request.scope : null)
       return { status: 'ok' as const, data: { userId, twoFactorEnabled: false as const } }
     },
   )

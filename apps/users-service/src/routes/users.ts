@@ -99,10 +99,7 @@ export const usersRoutes: FastifyPluginAsyncTypebox = async (app) => {
     async function updateUser(request) {
       const { scope } = request
       const { userId } = request.params
-      // A super-administrator may add an existing account to the environment; others change its members only.
-      const user = scope.superAdministrator
-        ? await app.users.findById(userId)
-        : await app.users.findInEnvironment(userId, scope.environmentId)
+      const user = await app.users.findToChange(scope, userId)
       if (!user) throw userNotFound(userId, scope.environmentId)
       const updated = await app.users.updateEntry(user, scope.environmentId, request.body, scope.userId)
       return { status: 'ok' as const, data: [toUser(updated, scope.environmentId)] }
