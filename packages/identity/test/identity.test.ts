@@ -1,0 +1,68 @@
+import { mkdtemp, rm } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import t from 'tap'
+import { newObjectId, openRecordStore, type RecordStore } from '@quire/records'
+import { hashToken, IDENTITY_COLLECTIONS, recordsIdentity, type IdentityUserRecord } from '../src/index.js'
+
+type Entry = { administrator?: boolean; active?: boolean }
+
+/** The fields this package reads, written as the users service writes them (@quire/testing depends on this package). */
+async function createUser(
+  store: RecordStore,
+  seed: { superAdministrator?: boolean; environments: Record<string, Entry> },
+): Promise<IdentityUserRecord> {
+  const environments = Object.fromEntries(
+    Object.entries(seed.environments).map(([id, entry]) => [
+      id,
+      { administrator: entry.administrator ?? false, active: entry.active ?? true, groups: [] },
+    ]),
+  )
+  const user = {
+    _id: newObjectId(),
+    isSuperAdministrator: seed.superAdministrator ?? false,
+    profile: { environments },
+    activeEnvironmentIds: Object.keys(environments).filter((id) => environments[id]?.active),
+    authentication: {},
+  }
+  return IDENTITY_COLLECTIONS.users.in(store).insertOne(user)
+}
+
+t.test('what other services read of the users service: access, tokens, environments, active users', async (t) => {
+  const dataDir = await mkdtemp(join(tmpdir(), 'quire-identity-'))
+  const store = await openRecordStore({ dataDir })
+  t.teardown(async () => {
+    await store.close()
+    await rm(dataDir, { recursive: true, force: true })
+  })
+  const identity = recordsIdentity(store)
+  await IDENTITY_COLLECTIONS.environments.in(store).insertOne({ _id: 'acme' })
+  const admin = await createUser(store, { superAdministrator: true, environments: { acme: { administrator: true } } })
+  await createUser(store, { environments: { acme: {}, globex: {} } })
+  await createUser(store, { environments: { acme: { active: false }, globex: {} } })
+
+  t.match(await identity.user(admin._id), {
+    userId: admin._id,
+    superAdministrator: true,
+    environments: { acme: { administrator: true, active: true, groups: [] } },
+    sessionsValidAfter: 0,
+  })
+  t.equal(await identity.user('000000000000000000000000'), null)
+  t.equal(await identity.environmentExists('acme'), true)
+  t.equal(await identity.environmentExists('globex'), false, 'a user entry does not make an environment')
+  t.equal(await identity.activeUsers('acme'), 2)
+  t.equal(await identity.activeUsers('globex'), 2)
+  t.equal(await identity.activeUsers('nowhere'), 0)
+
+  // A changed record is read again, not served from the decoded copy.
+  await IDENTITY_COLLECTIONS.users.in(store).updateOne({ _id: admin._id }, { $set: { isSuperAdministrator: false } })
+  t.equal((await identity.user(admin._id))?.superAdministrator, false)
+
+  const tokens = IDENTITY_COLLECTIONS.longLivedTokens.in(store)
+  await tokens.insertOne({ _id: 'live', userId: admin._id, tokenHash: hashToken('secret-live'), expiresOn: null })
+  const past = new Date(Date.now() - 1000).toISOString()
+  await tokens.insertOne({ _id: 'expired', userId: admin._id, tokenHash: hashToken('secret-old'), expiresOn: past })
+  t.same(await identity.longLivedToken('secret-live'), { tokenId: 'live', userId: admin._id })
+  t.equal(await identity.longLivedToken('secret-old'), null, 'expired')
+  t.equal(await identity.longLivedToken('unknown'), null)
+})
