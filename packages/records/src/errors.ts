@@ -13,6 +13,20 @@ export class DuplicateKeyError extends RecordsError {
   }
 }
 
+/**
+ * A record holding arrays in more than one field of one index, as MongoDB refuses it ("cannot index parallel
+ * arrays"): its entries would be the product of the arrays' lengths.
+ */
+export class ParallelArraysError extends RecordsError {
+  override name = 'ParallelArraysError'
+  constructor(
+    readonly index: string,
+    readonly fields: readonly string[],
+  ) {
+    super(`index ${index} cannot hold a record with arrays in both ${fields.join(' and ')}`)
+  }
+}
+
 export class ConflictError extends RecordsError {
   override name = 'ConflictError'
   constructor() {

@@ -5,6 +5,7 @@ import {
   DuplicateKeyError,
   InvalidQueryError,
   newObjectId,
+  ParallelArraysError,
   type RecordStore,
   type Sort,
   type StoredRecord,
@@ -402,6 +403,33 @@ export function recordStoreContract(t: Test, target: ContractTarget): void {
     if (reads !== undefined) t.ok(reads <= 4, `findOne read ${reads}`)
     t.equal(await c.count({ 'emails.address': 'a@x' }), 1)
     t.equal(await c.findOne({ 'emails.address': 'c@x' }), null)
+  })
+
+  t.test('parallel arrays are refused as MongoDB refuses them, on write and when an index is built', async (t) => {
+    const c = fresh()
+    await c.ensureIndex({ name: 'tags_sizes', fields: { tags: 1, sizes: 1 } })
+    await c.ensureIndex({ name: 'items', fields: { 'items.sku': 1, 'items.qty': 1 } })
+    await c.insertOne({ _id: newObjectId(), n: 1, tags: ['a', 'b'], sizes: 3 })
+    await c.insertOne({
+      _id: newObjectId(),
+      n: 2,
+      items: [
+        { sku: 'x', qty: 1 },
+        { sku: 'y', qty: 2 },
+      ],
+    })
+    const parallel = { _id: newObjectId(), n: 3, tags: ['a', 'b'], sizes: [1, 2] }
+    await t.rejects(c.insertOne(parallel), ParallelArraysError)
+    const kept = await c.insertOne({ _id: newObjectId(), n: 4, tags: ['c'], sizes: 5 })
+    await t.rejects(c.updateOne({ _id: kept._id }, { $set: { sizes: [1, 2] } }), ParallelArraysError)
+    t.same(await c.findOne({ _id: kept._id }), kept, 'the refused update changed nothing')
+    t.equal(await c.count({}), 3)
+
+    const other = fresh()
+    await other.insertOne({ _id: newObjectId(), n: 1, a: [1, 2], b: [3, 4] })
+    await t.rejects(other.ensureIndex({ name: 'a_b', fields: { a: 1, b: 1 } }), ParallelArraysError)
+    await other.insertOne({ _id: newObjectId(), n: 2, a: [5], b: 6 })
+    t.equal(await other.count({ a: 5 }), 1, 'the failed build left no index behind')
   })
 
   t.test('a unique multikey index holds each element once across records', async (t) => {

@@ -1,5 +1,6 @@
 import { compileFilter, type Matcher } from '../match.js'
 import { sortKey } from '../sort-order.js'
+import { ParallelArraysError } from '../errors.js'
 import type { IndexSpec, StoredRecord } from '../port.js'
 
 /** Sorts after every tag (numbers) and every hex `_id` in ordered-binary, so it closes a key range. */
@@ -37,14 +38,15 @@ export function valuesKey(values: unknown[]): IndexKey {
 
 interface Expansion {
   values: unknown[]
-  array: boolean
+  /** Where along the path the first array was met (`a.b` for `{a: {b: [...]}}`); undefined without one. */
+  arrayAt: string | undefined
   opaque: boolean
 }
 
 /** The values a Mongo equality on `path` compares against: array elements, and each element's field along the path. */
 function expand(value: unknown, segments: string[], at: number, out: Expansion): void {
   if (Array.isArray(value)) {
-    out.array = true
+    out.arrayAt ??= segments.slice(0, at).join('.')
     if (at === segments.length) {
       if (value.length === 0) out.values.push(value)
       for (const element of value) {
@@ -76,15 +78,24 @@ function expand(value: unknown, segments: string[], at: number, out: Expansion):
   expand((value as Record<string, unknown>)[segments[at] ?? ''], segments, at + 1, out)
 }
 
-/** The record's entries: the cartesian product of each field's distinct values (one entry when no arrays). */
+/**
+ * The record's entries: the product of each field's distinct values (one entry when no arrays). Fields may reach
+ * into one array (`items.sku` and `items.qty`), not into two (`tags` and `sizes`): that product is what MongoDB
+ * refuses to index, and a record could make it grow without bound.
+ */
 export function indexEntries(spec: IndexSpec, record: StoredRecord): IndexEntries {
   let keys: IndexKey[] = [[]]
   const arrayPaths: string[] = []
+  let arrayAt: { path: string; at: string } | undefined
   let opaque = false
   for (const path of Object.keys(spec.fields)) {
-    const out: Expansion = { values: [], array: false, opaque: false }
+    const out: Expansion = { values: [], arrayAt: undefined, opaque: false }
     expand(record, path.split('.'), 0, out)
-    if (out.array) arrayPaths.push(path)
+    if (out.arrayAt !== undefined) {
+      arrayPaths.push(path)
+      if (arrayAt && arrayAt.at !== out.arrayAt) throw new ParallelArraysError(spec.name, [arrayAt.path, path])
+      arrayAt ??= { path, at: out.arrayAt }
+    }
     opaque ||= out.opaque
     const distinct = new Map<string, [number, number | string]>()
     for (const value of out.values) {

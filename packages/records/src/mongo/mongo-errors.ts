@@ -1,9 +1,11 @@
 import { MongoServerError } from 'mongodb'
-import { DuplicateKeyError } from '../errors.js'
+import { DuplicateKeyError, ParallelArraysError } from '../errors.js'
 
 const DUPLICATE_KEY = 11000
+/** "cannot index parallel arrays [a] [b]" */
+const PARALLEL_ARRAYS = 171
 
-/** Runs a driver call, turning E11000 into `DuplicateKeyError` named after the index. */
+/** Runs a driver call, turning E11000 into `DuplicateKeyError` named after the index, 171 into `ParallelArraysError`. */
 export async function mapDuplicate<R>(call: () => Promise<R>): Promise<R> {
   try {
     return await call()
@@ -11,6 +13,10 @@ export async function mapDuplicate<R>(call: () => Promise<R>): Promise<R> {
     if (error instanceof MongoServerError && error.code === DUPLICATE_KEY) {
       const index = /index: (\S+)/.exec(error.message)?.[1] ?? 'unknown'
       throw new DuplicateKeyError(index, error.keyValue)
+    }
+    if (error instanceof MongoServerError && error.code === PARALLEL_ARRAYS) {
+      const fields = [...error.message.matchAll(/\[(\w[^\]]*)\]/g)].map((match) => match[1] ?? '')
+      throw new ParallelArraysError('unknown', fields)
     }
     throw error
   }
