@@ -1,5 +1,5 @@
 import { createHash, randomUUID } from 'node:crypto'
-import { mkdir, open, rename, rm, copyFile, type FileHandle } from 'node:fs/promises'
+import { access, constants, mkdir, open, rename, rm, copyFile, type FileHandle } from 'node:fs/promises'
 import { join } from 'node:path'
 import { Readable } from 'node:stream'
 import { pipeline } from 'node:stream/promises'
@@ -135,6 +135,10 @@ export async function openLocalStore(dataDir: string): Promise<FileStore> {
 
     async remove(key) {
       await rm(pathOf(key), { force: true })
+    },
+
+    async ping() {
+      await access(tmp, constants.W_OK)
     },
 
     async close() {},

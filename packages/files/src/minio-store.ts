@@ -16,9 +16,25 @@ export interface S3Options {
 }
 
 const MISSING_CODES = new Set(['NotFound', 'NoSuchKey'])
+/** What creating a bucket answers when it already exists, e.g. because another replica created it just now. */
+const BUCKET_EXISTS_CODES = new Set(['BucketAlreadyOwnedByYou', 'BucketAlreadyExists'])
 
 function isMissing(error: unknown): boolean {
   return error instanceof S3Error && typeof error.code === 'string' && MISSING_CODES.has(error.code)
+}
+
+/**
+ * Creates the bucket when missing. Replicas starting together race here: whoever loses is told the bucket
+ * exists, which is success as long as we can reach it (`BucketAlreadyExists` alone may mean another account's).
+ */
+async function ensureBucket(client: Client, bucket: string, region: string | undefined): Promise<void> {
+  if (await client.bucketExists(bucket)) return
+  try {
+    await client.makeBucket(bucket, region)
+  } catch (error) {
+    const exists = error instanceof S3Error && BUCKET_EXISTS_CODES.has(String(error.code))
+    if (!exists || !(await client.bucketExists(bucket))) throw error
+  }
 }
 
 /** The minio adapter: any S3-compatible store; the bucket is created at start when missing. */
@@ -33,7 +49,7 @@ export async function openMinioStore(options: S3Options): Promise<FileStore> {
     region: options.region,
   })
   try {
-    if (!(await client.bucketExists(bucket))) await client.makeBucket(bucket, options.region)
+    await ensureBucket(client, bucket, options.region)
   } catch (error) {
     throw new FileStoreUnavailableError(`cannot use bucket ${bucket}`, { cause: error })
   }
@@ -101,6 +117,10 @@ export async function openMinioStore(options: S3Options): Promise<FileStore> {
 
     async remove(key) {
       await client.removeObject(bucket, checkKey(key))
+    },
+
+    async ping() {
+      if (!(await client.bucketExists(bucket))) throw new FileStoreUnavailableError(`bucket ${bucket} is gone`)
     },
 
     async close() {},

@@ -28,5 +28,7 @@ export interface FileStore {
   copy(fromKey: string, toKey: string): Promise<FileInfo>
   /** Removing a missing key is not an error. */
   remove(key: string): Promise<void>
+  /** Resolves when the store answers and can be written to (`/ready`); rejects with the reason otherwise. */
+  ping(): Promise<void>
   close(): Promise<void>
 }

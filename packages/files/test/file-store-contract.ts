@@ -105,6 +105,10 @@ export function fileStoreContract(t: Test, open: () => Promise<FileStore>): void
     }
   })
 
+  t.test('ping answers while the store does', async (t) => {
+    await t.resolves(store.ping())
+  })
+
   t.test('a short or long stream stores nothing', async (t) => {
     await t.rejects(store.put('short', from(Buffer.from('abc')), { size: 5, contentType: 'text/plain' }))
     t.equal(await store.exists('short'), false)

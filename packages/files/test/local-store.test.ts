@@ -1,4 +1,4 @@
-import { readdir } from 'node:fs/promises'
+import { readdir, rm } from 'node:fs/promises'
 import { join } from 'node:path'
 import { Readable } from 'node:stream'
 import t from 'tap'
@@ -14,4 +14,13 @@ t.test('files live under <dataDir>/files and no temp file is left behind', async
   await store.put('x', Readable.from([Buffer.from('x')]), { size: 1, contentType: 'text/plain' })
   await store.put('y', Readable.from([Buffer.from('x')]), { size: 2, contentType: 'text/plain' }).catch(() => undefined)
   t.same(await readdir(join(dataDir, 'files', 'tmp')), [])
+})
+
+t.test('ping fails when the files directory is gone', async (t) => {
+  const dir = t.testdir()
+  const store = await openFileStore({ dataDir: dir })
+  t.teardown(() => store.close())
+  await t.resolves(store.ping())
+  await rm(join(dir, 'files'), { recursive: true })
+  await t.rejects(store.ping())
 })

@@ -1,6 +1,7 @@
+import { Readable } from 'node:stream'
 import t from 'tap'
 import S3rver from 's3rver'
-import { openFileStore } from '../src/index.js'
+import { FileStoreUnavailableError, openFileStore, type S3Options } from '../src/index.js'
 import { fileStoreContract } from './file-store-contract.js'
 
 t.test('minio adapter against s3rver', async (t) => {
@@ -21,6 +22,34 @@ t.test('minio adapter against s3rver', async (t) => {
       },
     }),
   )
+})
+
+t.test('replicas starting together all create the missing bucket, and ping sees it go', async (t) => {
+  const server = new S3rver({ address: '127.0.0.1', port: 0, silent: true, directory: t.testdir() })
+  const { port } = await server.run()
+  t.teardown(() => server.close())
+  const s3: S3Options = {
+    endPoint: '127.0.0.1',
+    port,
+    useSSL: false,
+    accessKey: 'S3RVER',
+    secretKey: 'S3RVER',
+    bucket: 'quire-race',
+    region: 'us-east-1',
+  }
+  const stores = await Promise.all([1, 2, 3, 4].map(() => openFileStore({ dataDir: t.testdirName, s3 })))
+  t.teardown(() => Promise.all(stores.map((store) => store.close())))
+  const [first, second] = stores as [(typeof stores)[0], (typeof stores)[0]]
+  await first.put('race', Readable.from([Buffer.from('one')]), { size: 3, contentType: 'text/plain' })
+  t.equal(await second.exists('race'), true, 'every replica uses the same bucket')
+  await t.resolves(second.ping())
+  // Opening an existing bucket is the ordinary restart: no creation at all.
+  const again = await openFileStore({ dataDir: t.testdirName, s3 })
+  t.teardown(() => again.close())
+  await first.remove('race')
+  const { Client } = await import('minio')
+  await new Client({ ...s3, endPoint: s3.endPoint }).removeBucket(s3.bucket)
+  await t.rejects(second.ping(), FileStoreUnavailableError, 'ping fails once the bucket is gone')
 })
 
 const endPoint = process.env.QUIRE_TEST_S3_ENDPOINT
