@@ -1,6 +1,6 @@
 import fp from 'fastify-plugin'
 import fastifyJwt from '@fastify/jwt'
-import type { FastifyInstance, FastifyRequest, onRequestAsyncHookHandler } from 'fastify'
+import type { FastifyInstance, FastifyReply, FastifyRequest, onRequestAsyncHookHandler } from 'fastify'
 import { ENVIRONMENT_ID_PATTERN } from '@quire/contracts'
 import { fail } from '@quire/service-kit'
 import type { Identity, UserAccess } from '@quire/identity'
@@ -33,6 +33,11 @@ export interface AuthOptions {
   identity: Identity
   /** Access token lifetime when signing, in seconds. */
   accessTokenTtl?: number
+  /**
+   * Requests per minute per verified caller (its user id), and failed identifications per minute per client
+   * address; 0 or absent = no limit. Counted in this process's memory (see `RequestBudget`).
+   */
+  callerRateLimitPerMinute?: number
 }
 
 type Hook = onRequestAsyncHookHandler
@@ -112,6 +117,48 @@ class VerifiedTokens {
   }
 }
 
+/** Keys a budget holds at most; past it, ended windows are dropped, then the oldest. Bounds the memory. */
+const BUDGET_KEYS = 100_000
+const MINUTE_MS = 60_000
+
+/**
+ * Fixed one-minute windows per key, in this process's memory: one Map lookup per request, no store write on the
+ * hot path. Each process (and each service mounted in it) counts on its own, so N replicas allow up to N times
+ * the budget: it bounds one caller's share of a process, which is what it is for. The login and reset budgets,
+ * which guard secrets, are counted in the shared store instead (the users service).
+ */
+class RequestBudget {
+  readonly #windows = new Map<string, { count: number; resetAt: number }>()
+
+  constructor(readonly max: number) {}
+
+  /** Seconds until `key` may send again when it has used its budget, else 0. */
+  wait(key: string, now: number): number {
+    const window = this.#windows.get(key)
+    return window && window.resetAt > now && window.count >= this.max ? Math.ceil((window.resetAt - now) / 1000) : 0
+  }
+
+  count(key: string, now: number): void {
+    const window = this.#windows.get(key)
+    if (window && window.resetAt > now) {
+      window.count++
+      return
+    }
+    if (!window && this.#windows.size >= BUDGET_KEYS) this.#evict(now)
+    this.#windows.set(key, { count: 1, resetAt: now + MINUTE_MS })
+  }
+
+  #evict(now: number): void {
+    for (const [key, window] of this.#windows) if (window.resetAt <= now) this.#windows.delete(key)
+    if (this.#windows.size >= BUDGET_KEYS) this.#windows.delete(this.#windows.keys().next().value as string)
+  }
+}
+
+function rateLimited(reply: FastifyReply, wait: number, what: string) {
+  reply.header('retry-after', String(wait))
+  return fail('rate_limited', `Too many ${what}; retry in ${wait} s`, 'Too many requests; please wait and try again')
+}
+
 async function auth(app: FastifyInstance, options: AuthOptions) {
   const { identity } = options
   await app.register(fastifyJwt, {
@@ -123,6 +170,8 @@ async function auth(app: FastifyInstance, options: AuthOptions) {
   })
 
   const verified = new VerifiedTokens()
+  const perMinute = options.callerRateLimitPerMinute ?? 0
+  const budget = perMinute > 0 ? new RequestBudget(perMinute) : null
   const unauthorized = (why: string) => fail('unauthorized', why, 'Please sign in again')
 
   /**
@@ -138,6 +187,34 @@ async function auth(app: FastifyInstance, options: AuthOptions) {
     } catch {
       return undefined
     }
+  }
+
+  /**
+   * `identify`, within the budgets: a verified caller is counted by its user id (a new token of the same user
+   * shares the budget); a request whose credentials fail is counted by its address, so a random Authorization
+   * header per request gets no fresh budget, and an address past it is refused before any verification work.
+   */
+  async function identifyWithinBudget(
+    request: FastifyRequest,
+    reply: FastifyReply,
+  ): Promise<{ userId: string; via: Caller['via']; access: UserAccess }> {
+    if (!budget) return identify(request)
+    const address = `address:${request.ip}`
+    let wait = budget.wait(address, Date.now())
+    if (wait > 0) throw rateLimited(reply, wait, 'requests with invalid credentials')
+    let identified: Awaited<ReturnType<typeof identify>>
+    try {
+      identified = await identify(request)
+    } catch (err) {
+      budget.count(address, Date.now())
+      throw err
+    }
+    const caller = `user:${identified.userId}`
+    const now = Date.now()
+    wait = budget.wait(caller, now)
+    if (wait > 0) throw rateLimited(reply, wait, 'requests')
+    budget.count(caller, now)
+    return identified
   }
 
   async function identify(
@@ -170,12 +247,12 @@ async function auth(app: FastifyInstance, options: AuthOptions) {
     return { userId, via, access: user }
   }
 
-  const authenticate: Hook = async (request) => {
-    const { userId, via, access } = await identify(request)
+  const authenticate: Hook = async (request, reply) => {
+    const { userId, via, access } = await identifyWithinBudget(request, reply)
     request[CALLER] = { userId, via, superAdministrator: access.superAdministrator }
   }
 
-  const requireEnvironment: Hook = async (request) => {
+  const requireEnvironment: Hook = async (request, reply) => {
     const environmentId = request.headers['environment-id']
     if (environmentId === undefined || environmentId === '') {
       throw fail('environment_id_missing', 'The environment-id header is required', 'No environment was selected')
@@ -183,7 +260,7 @@ async function auth(app: FastifyInstance, options: AuthOptions) {
     if (typeof environmentId !== 'string' || !ENVIRONMENT_ID.test(environmentId)) {
       throw fail('validation_error', `headers/environment-id must match ${ENVIRONMENT_ID_PATTERN}`)
     }
-    const { userId, via, access } = await identify(request)
+    const { userId, via, access } = await identifyWithinBudget(request, reply)
     const superAdministrator = access.superAdministrator
     const entry = access.environments[environmentId]
     let scope: Scope

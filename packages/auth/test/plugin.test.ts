@@ -1,16 +1,17 @@
 import t, { type Test } from 'tap'
-import { generateKeyPairSync } from 'node:crypto'
+import { generateKeyPairSync, randomBytes } from 'node:crypto'
 import { createServer } from '@quire/service-kit'
 import { createEnvironment, createUser, accessToken, headers, testResources } from '@quire/testing'
 import { hashToken, IDENTITY_COLLECTIONS, recordsIdentity } from '@quire/identity'
 import { authPlugin } from '../src/index.js'
 
-async function build(t: Test) {
+async function build(t: Test, callerRateLimitPerMinute?: number) {
   const resources = await testResources(t)
   const server = createServer({ logLevel: 'silent' })
   await server.register(authPlugin, {
     keys: { publicKey: resources.keys.publicKey },
     identity: recordsIdentity(resources.store),
+    callerRateLimitPerMinute,
   })
   server.get('/whoami', { onRequest: server.auth.authenticate }, async (request) => request.caller)
   server.get('/env', { onRequest: server.auth.requireEnvironment }, async (request) => request.caller)
@@ -183,4 +184,48 @@ t.test('environment scope: header, membership, activity, super-administrator', a
 
   t.equal((await server.inject({ method: 'GET', url: '/super', headers: headers(sign(admin._id)) })).statusCode, 403)
   t.equal((await server.inject({ method: 'GET', url: '/super', headers: headers(sign(root._id)) })).statusCode, 200)
+})
+
+t.test('rate limit: per verified user across its tokens, per address for failed credentials', async (t) => {
+  const { server, store, sign } = await build(t, 3)
+  const alice = await createUser(store, { environments: { acme: {} } })
+  const bob = await createUser(store, { environments: { acme: {} } })
+  const get = (authorization: string, remoteAddress = '10.0.0.1') =>
+    server.inject({ method: 'GET', url: '/env', headers: { authorization, 'environment-id': 'acme' }, remoteAddress })
+
+  for (let i = 0; i < 3; i++) {
+    t.equal((await get(`Bearer ${sign(alice._id, { issuedAt: Date.now() - i })}`)).statusCode, 200)
+  }
+  const limited = await get(`Bearer ${sign(alice._id)}`, '10.0.0.2')
+  t.equal(limited.statusCode, 429, 'a fresh token of the same user, from another address, shares its budget')
+  t.equal(limited.json().error, 'rate_limited')
+  t.match(limited.json().userDescription, /wait/)
+  t.ok(Number(limited.headers['retry-after']) > 0 && Number(limited.headers['retry-after']) <= 60)
+  t.equal((await get(`Bearer ${sign(bob._id)}`)).statusCode, 200, 'another user, same address: its own budget')
+
+  for (let i = 0; i < 3; i++) {
+    const random = await get(`Bearer ${randomBytes(24).toString('base64url')}`, '10.9.9.9')
+    t.equal(random.statusCode, 401, 'a random credential is refused')
+  }
+  const fourth = await get(`Bearer ${randomBytes(24).toString('base64url')}`, '10.9.9.9')
+  t.equal(fourth.statusCode, 429, 'a random Authorization header per request gets no fresh budget')
+  t.equal(fourth.json().error, 'rate_limited')
+  const noHeader = await server.inject({ method: 'GET', url: '/whoami', remoteAddress: '10.9.9.9' })
+  t.equal(noHeader.statusCode, 429, 'nor does no header at all')
+  const valid = await get(`Bearer ${sign(bob._id)}`, '10.9.9.9')
+  t.equal(valid.statusCode, 429, 'the address is refused before any verification work')
+})
+
+t.test('no rate limit unless configured', async (t) => {
+  const { server, store, sign } = await build(t)
+  const user = await createUser(store, { environments: { acme: {} } })
+  for (let i = 0; i < 20; i++) {
+    const res = await server.inject({
+      method: 'GET',
+      url: '/whoami',
+      headers: { authorization: `Bearer ${sign(user._id)}` },
+    })
+    if (res.statusCode !== 200) t.fail(`request ${i}: ${res.statusCode}`)
+  }
+  t.pass('twenty requests answered')
 })

@@ -25,6 +25,8 @@ export interface IdentityTokenRecord {
   /** Only the hash of the secret is stored. */
   tokenHash: string
   expiresOn: string | null
+  /** ISO time of the last use, written at most once a minute per token (absent: never used). */
+  lastUsedOn?: string
   [field: string]: unknown
 }
 
@@ -63,6 +65,9 @@ export interface Identity {
 
 /** Long-lived tokens are stored only as this hash. They are long random strings, so a fast hash suffices. */
 export const hashToken = (secret: string): string => createHash('sha256').update(secret).digest('hex')
+
+/** `lastUsedOn` is written when older than this: the token list shows use to the minute, at one write a minute. */
+const LAST_USE_RESOLUTION_MS = 60_000
 
 /** Users whose decoded access is kept, by id; more than the callers active at once on one process. */
 const DECODED_USERS = 10_000
@@ -110,7 +115,15 @@ export function recordsIdentity(store: RecordStore): Identity {
     },
     async longLivedToken(secret) {
       const token = await tokens.findOne({ tokenHash: hashToken(secret) })
-      if (!token || (token.expiresOn !== null && Date.parse(token.expiresOn) <= Date.now())) return null
+      const now = Date.now()
+      if (!token || (token.expiresOn !== null && Date.parse(token.expiresOn) <= now)) return null
+      if (token.lastUsedOn === undefined || Date.parse(token.lastUsedOn) + LAST_USE_RESOLUTION_MS <= now) {
+        // Conditional on the value read: of concurrent requests, one writes.
+        await tokens.updateOne(
+          { _id: token._id, lastUsedOn: token.lastUsedOn ?? { $exists: false } },
+          { $set: { lastUsedOn: new Date(now).toISOString() } },
+        )
+      }
       return { tokenId: token._id, userId: token.userId }
     },
     async environmentExists(environmentId) {

@@ -65,4 +65,13 @@ t.test('what other services read of the users service: access, tokens, environme
   t.same(await identity.longLivedToken('secret-live'), { tokenId: 'live', userId: admin._id })
   t.equal(await identity.longLivedToken('secret-old'), null, 'expired')
   t.equal(await identity.longLivedToken('unknown'), null)
+
+  const used = await tokens.findOne({ _id: 'live' })
+  t.match(used?.lastUsedOn, /^\d{4}-\d\d-\d\dT/, 'a use is recorded')
+  await identity.longLivedToken('secret-live')
+  t.equal((await tokens.findOne({ _id: 'live' }))?.lastUsedOn, used?.lastUsedOn, 'at most once a minute')
+  const longAgo = new Date(Date.now() - 120_000).toISOString()
+  await tokens.updateOne({ _id: 'live' }, { $set: { lastUsedOn: longAgo } })
+  await identity.longLivedToken('secret-live')
+  t.not((await tokens.findOne({ _id: 'live' }))?.lastUsedOn, longAgo, 'a use after a minute is recorded again')
 })
