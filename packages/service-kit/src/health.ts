@@ -12,12 +12,19 @@ declare module 'fastify' {
   }
 }
 
+const registered = new WeakMap<FastifyInstance, ReadonlyMap<string, ReadinessCheck>>()
+
+/** The checks `/ready` runs on `app` (the metrics time them at each scrape). */
+export const readinessChecksOf = (app: FastifyInstance): ReadonlyMap<string, ReadinessCheck> =>
+  registered.get(app) ?? new Map()
+
 const HealthSchema = Ok(Type.Object({ uptime: Type.Number() }))
 const ReadySchema = Ok(Type.Object({ checks: Type.Array(Type.String()) }))
 
 /** `/health`: the process answers. `/ready`: every registered dependency answers too (503 otherwise). */
 export function installHealth(app: FastifyInstance): void {
   const checks = new Map<string, ReadinessCheck>()
+  registered.set(app, checks)
   app.decorate('addReadinessCheck', (name: string, check: ReadinessCheck) => {
     checks.set(name, check)
   })

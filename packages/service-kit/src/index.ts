@@ -1,6 +1,7 @@
 export { ApiError, fail } from './api-error.js'
 export { errorBody, installErrorHandlers } from './error-handler.js'
-export { ConfigError, loadConfig, CommonConfigSchema, type CommonConfig } from './config.js'
+export { ConfigError, loadConfig, processEnvironment, CommonConfigSchema, type CommonConfig } from './config.js'
+export { renderEnvExample } from './env-example.js'
 export { installHealth, type ReadinessCheck } from './health.js'
 export { createServer, startServer, REQUEST_ID_HEADER, type App, type ServerOptions } from './server.js'
 export { openApiPlugin, type OpenApiDocument, type OpenApiOptions } from './openapi.js'

@@ -1,4 +1,5 @@
 import pino from 'pino'
+import pretty from 'pino-pretty'
 
 /** Where pino writes; `flushSync` when lines may be pending. */
 export interface LogDestination {
@@ -22,3 +23,21 @@ export function stdoutDestination(): LogDestination {
   }
   return stdout
 }
+
+/**
+ * Lines for people (time, level, message, then the fields), written synchronously to `output` (stdout by
+ * default, in colour there): for a terminal, where nobody parses them and throughput does not matter.
+ */
+export function terminalDestination(output: number | NodeJS.WritableStream = 1): LogDestination {
+  return pretty({
+    destination: output,
+    colorize: output === 1,
+    sync: true,
+    translateTime: 'SYS:HH:MM:ss.l',
+    ignore: 'pid,hostname',
+  })
+}
+
+/** Readable lines when stdout is a terminal, JSON lines otherwise (a file, a pipe, a log collector). */
+export const defaultLogDestination = (isTerminal = process.stdout.isTTY): LogDestination =>
+  isTerminal ? terminalDestination() : stdoutDestination()

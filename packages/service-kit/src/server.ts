@@ -13,7 +13,8 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import { fail } from './api-error.js'
 import { installErrorHandlers, onFrameworkError } from './error-handler.js'
 import { installHealth } from './health.js'
-import { stdoutDestination, type LogDestination } from './log-destination.js'
+import { defaultLogDestination, type LogDestination } from './log-destination.js'
+import { installMetrics } from './metrics.js'
 
 export type App = FastifyInstance<
   RawServerDefault,
@@ -32,8 +33,10 @@ export interface ServerOptions {
   requestTimeout?: number
   /** Take the client address from `x-forwarded-for` (only behind the gateway, which sets it). */
   trustProxy?: boolean
-  /** Where log lines go; stdout, written asynchronously, by default. */
+  /** Where log lines go; by default stdout: readable lines on a terminal, JSON lines written asynchronously otherwise. */
   logStream?: LogDestination
+  /** When set, `GET /metrics` answers requests bearing `Authorization: Bearer <metricsToken>`; absent otherwise. */
+  metricsToken?: string
 }
 
 export const REQUEST_ID_HEADER = 'x-request-id'
@@ -87,11 +90,12 @@ function finiteQueryNumbers(request: FastifyRequest, _reply: FastifyReply, done:
 
 /**
  * The Fastify instance every Quire process starts from: logger with request ids (secrets redacted), timeouts,
- * body limit, Ajv that coerces query strings and applies defaults, the envelope error handlers and health.
+ * body limit, Ajv that coerces query strings and applies defaults, the envelope error handlers, health, and
+ * metrics when given a token.
  */
 export function createServer(options: ServerOptions = {}): App {
   const level = options.logLevel ?? 'info'
-  const logStream = options.logStream ?? stdoutDestination()
+  const logStream = options.logStream ?? defaultLogDestination()
   const app = Fastify({
     logger: {
       level,
@@ -131,6 +135,7 @@ export function createServer(options: ServerOptions = {}): App {
   })
   installErrorHandlers(app)
   installHealth(app)
+  if (options.metricsToken !== undefined) installMetrics(app, options.metricsToken)
   return app
 }
 

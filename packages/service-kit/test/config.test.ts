@@ -1,6 +1,7 @@
+import { join } from 'node:path'
 import t from 'tap'
 import { Type } from '@sinclair/typebox'
-import { CommonConfigSchema, ConfigError, loadConfig } from '../src/index.js'
+import { CommonConfigSchema, ConfigError, loadConfig, processEnvironment } from '../src/index.js'
 
 t.test('strings become the declared types and defaults apply', async (t) => {
   const config = loadConfig(CommonConfigSchema, { QUIRE_PORT: '9090' })
@@ -19,4 +20,35 @@ t.test('every bad variable is listed at once', async (t) => {
     const problems = (err as ConfigError).problems.join('\n')
     for (const name of ['QUIRE_PORT', 'QUIRE_MONGO_URL', 'QUIRE_LOG_LEVEL', 'QUIRE_FLAG']) t.match(problems, name)
   }
+})
+
+t.test(
+  'NAME_FILE gives a variable the content of a file; NAME itself wins; an unreadable file is listed',
+  async (t) => {
+    const dir = t.testdir({ 'public.pem': '-----BEGIN PUBLIC KEY-----\nabc\n-----END PUBLIC KEY-----\n' })
+    const fromFile = loadConfig(CommonConfigSchema, { QUIRE_JWT_PUBLIC_KEY_FILE: join(dir, 'public.pem') })
+    t.equal(fromFile.QUIRE_JWT_PUBLIC_KEY, '-----BEGIN PUBLIC KEY-----\nabc\n-----END PUBLIC KEY-----\n')
+    const given = loadConfig(CommonConfigSchema, {
+      QUIRE_JWT_PUBLIC_KEY: 'given',
+      QUIRE_JWT_PUBLIC_KEY_FILE: join(dir, 'public.pem'),
+    })
+    t.equal(given.QUIRE_JWT_PUBLIC_KEY, 'given')
+    t.throws(() => loadConfig(CommonConfigSchema, { QUIRE_JWT_PRIVATE_KEY_FILE: join(dir, 'missing.pem') }), {
+      name: 'ConfigError',
+      message: /QUIRE_JWT_PRIVATE_KEY_FILE: cannot read .*missing\.pem \(ENOENT\)/,
+    })
+  },
+)
+
+t.test('.env completes the environment: a variable already set wins, a missing file is fine', async (t) => {
+  const dir = t.testdir({ '.env': 'QUIRE_TEST_FROM_FILE=file\nQUIRE_TEST_BOTH=file\n' })
+  process.env.QUIRE_TEST_BOTH = 'real'
+  t.teardown(() => {
+    delete process.env.QUIRE_TEST_FROM_FILE
+    delete process.env.QUIRE_TEST_BOTH
+  })
+  const env = processEnvironment(join(dir, '.env'))
+  t.equal(env.QUIRE_TEST_FROM_FILE, 'file')
+  t.equal(env.QUIRE_TEST_BOTH, 'real')
+  t.equal(processEnvironment(join(dir, 'absent.env')), process.env)
 })

@@ -1,0 +1,35 @@
+import type { TObject, TSchema } from '@sinclair/typebox'
+
+const WIDTH = 116
+
+function comment(text: string): string[] {
+  const lines: string[] = []
+  let line = '#'
+  for (const word of text.split(/\s+/)) {
+    if (line.length + 1 + word.length > WIDTH && line !== '#') {
+      lines.push(line)
+      line = '#'
+    }
+    line += ` ${word}`
+  }
+  lines.push(line)
+  return lines
+}
+
+/**
+ * An env file listing every variable of `schema` in its order: its description (the schema's, else
+ * `descriptions[name]`) as a comment, then `NAME=default`, or `# NAME=` when it has no default.
+ */
+export function renderEnvExample(
+  schema: TObject,
+  options: { header: string; descriptions?: Readonly<Record<string, string>> },
+): string {
+  const out = [...options.header.split('\n').flatMap(comment), '']
+  for (const [name, property] of Object.entries(schema.properties) as [string, TSchema][]) {
+    const description = (property.description as string | undefined) ?? options.descriptions?.[name]
+    if (description) out.push(...comment(description))
+    const fallback: unknown = property.default
+    out.push(fallback === undefined ? `# ${name}=` : `${name}=${String(fallback)}`)
+  }
+  return `${out.join('\n')}\n`
+}

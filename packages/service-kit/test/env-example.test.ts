@@ -1,0 +1,39 @@
+import t from 'tap'
+import { Type } from '@sinclair/typebox'
+import { renderEnvExample } from '../src/index.js'
+
+t.test('every variable with its default and description, in the schema order', async (t) => {
+  const schema = Type.Object({
+    QUIRE_B: Type.Integer({ default: 3, description: 'From the schema.' }),
+    QUIRE_A: Type.Optional(Type.String()),
+    QUIRE_C: Type.Boolean({ default: false }),
+  })
+  const text = renderEnvExample(schema, {
+    header: 'Every variable.\nSecond line.',
+    descriptions: { QUIRE_A: 'From the table.', QUIRE_B: 'Never used: the schema says it.' },
+  })
+  t.equal(
+    text,
+    [
+      '# Every variable.',
+      '# Second line.',
+      '',
+      '# From the schema.',
+      'QUIRE_B=3',
+      '# From the table.',
+      '# QUIRE_A=',
+      'QUIRE_C=false',
+      '',
+    ].join('\n'),
+  )
+})
+
+t.test('long descriptions wrap', async (t) => {
+  const words = Array.from({ length: 60 }, (_, i) => `word${i}`).join(' ')
+  const text = renderEnvExample(Type.Object({ QUIRE_X: Type.String({ default: 'x', description: words }) }), {
+    header: 'h',
+  })
+  const lines = text.split('\n')
+  t.ok(lines.every((line) => line.length <= 116))
+  t.equal(lines.filter((line) => line.startsWith('# word')).length > 1, true)
+})
