@@ -13,6 +13,7 @@ const server = createServer({
   bodyLimit: config.QUIRE_BODY_LIMIT,
   requestTimeout: config.QUIRE_REQUEST_TIMEOUT_MS,
   trustProxy: config.QUIRE_TRUST_PROXY,
+  metricsToken: config.QUIRE_METRICS_TOKEN,
 })
 
 let local: LocalResources | undefined
@@ -35,6 +36,7 @@ if (Object.values(upstreams).includes('local')) {
     await store.close()
   })
   server.addReadinessCheck('records', () => store.ping())
+  server.addReadinessCheck('files', () => files.ping())
 }
 await server.register(app, { config, upstreams, local })
 await startServer(server, config.QUIRE_PORT, config.QUIRE_HOST)

@@ -10,16 +10,21 @@ const store = await openRecordStore({
   mongoUrl: config.QUIRE_MONGO_URL,
   mongoDb: config.QUIRE_MONGO_DB,
 })
-const keys = await loadKeyPair({
-  dataDir: config.QUIRE_DATA_DIR,
-  publicKey: config.QUIRE_JWT_PUBLIC_KEY,
-  privateKey: config.QUIRE_JWT_PRIVATE_KEY,
-})
+// Given the public key alone (the compose stack hands the private key to the users service only), verify only.
+const keys =
+  config.QUIRE_JWT_PUBLIC_KEY && !config.QUIRE_JWT_PRIVATE_KEY
+    ? { publicKey: config.QUIRE_JWT_PUBLIC_KEY }
+    : await loadKeyPair({
+        dataDir: config.QUIRE_DATA_DIR,
+        publicKey: config.QUIRE_JWT_PUBLIC_KEY,
+        privateKey: config.QUIRE_JWT_PRIVATE_KEY,
+      })
 const server = createServer({
   logLevel: config.QUIRE_LOG_LEVEL,
   bodyLimit: config.QUIRE_BODY_LIMIT,
   requestTimeout: config.QUIRE_REQUEST_TIMEOUT_MS,
   trustProxy: config.QUIRE_TRUST_PROXY,
+  metricsToken: config.QUIRE_METRICS_TOKEN,
 })
 server.addHook('onClose', () => store.close())
 server.addReadinessCheck('records', () => store.ping())

@@ -20,6 +20,7 @@ const server = createServer({
   bodyLimit: config.QUIRE_BODY_LIMIT,
   requestTimeout: config.QUIRE_REQUEST_TIMEOUT_MS,
   trustProxy: config.QUIRE_TRUST_PROXY,
+  metricsToken: config.QUIRE_METRICS_TOKEN,
 })
 server.addHook('onClose', () => store.close())
 server.addReadinessCheck('records', () => store.ping())
