@@ -20,6 +20,7 @@ const result = await autocannon({
         const next = requests[i++ % requests.length]
         return {
           ...request,
+          ...(next.method ? { method: next.method } : {}),
           path: next.path,
           ...(next.body !== undefined ? { body: next.body } : body ? { body } : {}),
         }

@@ -130,11 +130,11 @@ async function measure(name, server, scenario, compare) {
   )
 }
 
-async function api(base, method, path, token, body) {
+async function api(base, method, path, token, body, environment = 'default') {
   const res = await fetch(new URL(path, base), {
     method,
     headers: {
-      ...(token ? { authorization: `Bearer ${token}`, 'environment-id': 'default' } : {}),
+      ...(token ? { authorization: `Bearer ${token}`, 'environment-id': environment } : {}),
       ...(body ? { 'content-type': 'application/json' } : {}),
     },
     body: body ? JSON.stringify(body) : undefined,
@@ -152,7 +152,7 @@ function progress(label, done, total) {
 }
 
 /** Creates `total` documents over HTTP, 64 in flight, and returns their ids in creation order. */
-async function seed(base, token, definition, total, make) {
+async function seed(base, token, definition, total, make, environment = 'default') {
   const ids = new Array(total)
   let next = 0
   let done = 0
@@ -160,13 +160,62 @@ async function seed(base, token, definition, total, make) {
     while (next < total) {
       const i = next++
       ids[i] = (
-        await api(base, 'POST', `/api/v2/document-definitions/${definition}/documents/new`, token, make(i))
+        await api(base, 'POST', `/api/v2/document-definitions/${definition}/documents/new`, token, make(i), environment)
       ).data._id
       if (++done % 1000 === 0 || done === total) progress(`seeding ${definition}`, done, total)
     }
   }
   await Promise.all(Array.from({ length: 64 }, worker))
   return ids
+}
+
+/**
+ * Environment A's `scenario` alone and while environment B keeps `hostile` requests in flight, in alternating
+ * rounds: how much of its throughput A keeps, and how its p99 moves, when a neighbour tries to stall the server.
+ */
+async function measureNeighbour(name, server, scenario, hostile) {
+  await run(server, scenario, 2)
+  const rounds = ROUNDS
+  const duration = DURATION / rounds
+  const alone = []
+  const crowded = []
+  const neighbour = []
+  for (let round = 0; round < rounds; round++) {
+    const aloneFirst = round % 2 === 0
+    if (aloneFirst) alone.push(await run(server, scenario, duration))
+    const [a, b] = await Promise.all([
+      run(server, scenario, duration),
+      load({ ...hostile, url: server.url, duration: duration + 1 }),
+    ])
+    crowded.push(a)
+    neighbour.push(b)
+    if (!aloneFirst) alone.push(await run(server, scenario, duration))
+  }
+  const rate = (runs) => mean(runs.map((r) => r.rps))
+  const p99 = (runs) => Math.max(...runs.map((r) => r.p99))
+  const statuses = {}
+  for (const r of neighbour) {
+    for (const [code, count] of Object.entries(r.statuses)) statuses[code] = (statuses[code] ?? 0) + count
+  }
+  const row = {
+    name,
+    rps: rate(crowded),
+    ceiling: rate(alone),
+    ratio: rate(crowded) / rate(alone),
+    p50: median(crowded.map((r) => r.p50)),
+    p99: p99(crowded),
+    rssMb: crowded.at(-1).rssMb,
+    anonMb: crowded.at(-1).anonMb,
+    non2xx: crowded.reduce((sum, r) => sum + r.non2xx, 0),
+    errors: crowded.reduce((sum, r) => sum + r.errors, 0),
+    statuses: Object.fromEntries(Object.entries(crowded.at(-1).statuses)),
+    alone: { p99: p99(alone) },
+    neighbour: { rps: rate(neighbour), statuses },
+  }
+  results.push(row)
+  console.error(
+    `${name.padEnd(52)} ${row.rps.toFixed(0).padStart(7)} req/s (alone ${row.ceiling.toFixed(0)})  ratio ${row.ratio.toFixed(3)}  p99 ${row.p99} ms (alone ${row.alone.p99} ms)  neighbour ${row.neighbour.rps.toFixed(1)} req/s ${JSON.stringify(statuses)}`,
+  )
 }
 
 const pick = (ids, n) => Array.from({ length: n }, (_, i) => ids[Math.floor((i * 7919) % ids.length)])
@@ -253,6 +302,34 @@ async function main() {
     requests: [{ path: filterSort }],
   })
   await api(quire.url, 'PATCH', '/api/v2/document-definitions/bench', token, { indexes: [INDEX] })
+
+  // A noisy neighbour: environment B, with as many documents, sends what a hostile tenant would (scans and
+  // sorts without an index, a catastrophic pattern, deep skips with counts, index builds) while A reads by id.
+  await api(quire.url, 'POST', '/api/v2/environments', token, { _id: 'noisy', name: 'Noisy' })
+  await api(quire.url, 'POST', '/api/v2/document-definitions', token, { name: 'hostile' }, 'noisy')
+  await seed(
+    quire.url,
+    token,
+    'hostile',
+    DOCUMENTS,
+    (i) => ({ category: `c${i % 50}`, price: (i * 7919) % 10_000, title: `${'a'.repeat(i % 64)}!` }),
+    'noisy',
+  )
+  const hostileCore = '/api/v2/document-definitions/hostile/documents'
+  const q = (value) => encodeURIComponent(JSON.stringify(value))
+  const definitionPath = '/api/v2/document-definitions/hostile'
+  await measureNeighbour('get by _id while a neighbour is hostile', quire, getById, {
+    method: 'GET',
+    headers: { ...headers, 'environment-id': 'noisy' },
+    connections: 4,
+    requests: [
+      { path: `${hostileCore}?limit=20&sort=${q({ title: 1 })}` },
+      { path: `${hostileCore}?limit=20&query=${q({ title: { $regex: '^(a+)+$' } })}` },
+      { path: `${hostileCore}?limit=20&skip=90000&count=true&query=${q({ price: { $gte: 0 } })}` },
+      { method: 'PATCH', path: definitionPath, body: JSON.stringify({ indexes: [{ fields: { price: 1 } }] }) },
+      { method: 'PATCH', path: definitionPath, body: JSON.stringify({ indexes: [] }) },
+    ],
+  })
 
   // The writes come last among the documents scenarios: creates grow the store past its 100,000 documents.
   await measure('create', quire, { method: 'POST', headers, requests: [{ path: `${core}/new`, body: CREATE_BODY }] })
