@@ -4,18 +4,34 @@ import { DocumentsConfigSchema } from '@quire/documents-service'
 import { PackagesConfigSchema } from '@quire/packages-service'
 import { UsersConfigSchema } from '@quire/users-service'
 
-const Upstream = Type.Optional(Type.String({ pattern: '^https?://' }))
+const upstream = (name: string) =>
+  Type.Optional(
+    Type.String({
+      pattern: '^https?://',
+      description: `Where the gateway finds the ${name} service; unset = mounted in the gateway's own process (all-in-one).`,
+    }),
+  )
 
 /** Where each service lives: a URL to proxy to, or absent for `local` (mounted in this process). */
 export const GatewayConfigSchema = Type.Object({
-  QUIRE_DOCUMENTS_URL: Upstream,
-  QUIRE_USERS_URL: Upstream,
-  QUIRE_PACKAGES_URL: Upstream,
-  /** Comma-separated allowed CORS origins; empty = CORS off. */
-  QUIRE_CORS_ORIGINS: Type.String({ default: '' }),
-  /** Requests per minute per token (or per address); 0 = unlimited. */
-  QUIRE_RATE_LIMIT_PER_MINUTE: Type.Integer({ minimum: 0, default: 0 }),
-  QUIRE_MAX_EVENT_LOOP_DELAY_MS: Type.Integer({ minimum: 10, default: 1000 }),
+  QUIRE_DOCUMENTS_URL: upstream('documents'),
+  QUIRE_USERS_URL: upstream('users'),
+  QUIRE_PACKAGES_URL: upstream('packages'),
+  QUIRE_CORS_ORIGINS: Type.String({
+    default: '',
+    description: 'Comma-separated allowed CORS origins (* for any); empty = CORS off.',
+  }),
+  QUIRE_RATE_LIMIT_PER_MINUTE: Type.Integer({
+    minimum: 0,
+    default: 0,
+    description:
+      'Requests per minute per token (or per client address without one), per gateway process; 0 = unlimited.',
+  }),
+  QUIRE_MAX_EVENT_LOOP_DELAY_MS: Type.Integer({
+    minimum: 10,
+    default: 1000,
+    description: 'Event-loop delay (ms) past which the gateway answers 503 instead of queueing requests up.',
+  }),
 })
 
 /** The gateway reads every service's variables too, since any of them may be mounted locally. */

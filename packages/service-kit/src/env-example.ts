@@ -16,6 +16,9 @@ function comment(text: string): string[] {
   return lines
 }
 
+/** A value as a line of both a shell and Node's `.env` parser read it: quoted when it has spaces or symbols. */
+const quoted = (value: string): string => (/^[\w.,:/@*+-]*$/.test(value) ? value : JSON.stringify(value))
+
 /**
  * An env file listing every variable of `schema` in its order: its description (the schema's, else
  * `descriptions[name]`) as a comment, then `NAME=default`, or `# NAME=` when it has no default.
@@ -29,7 +32,7 @@ export function renderEnvExample(
     const description = (property.description as string | undefined) ?? options.descriptions?.[name]
     if (description) out.push(...comment(description))
     const fallback: unknown = property.default
-    out.push(fallback === undefined ? `# ${name}=` : `${name}=${String(fallback)}`)
+    out.push(fallback === undefined ? `# ${name}=` : `${name}=${quoted(String(fallback))}`)
   }
   return `${out.join('\n')}\n`
 }

@@ -7,6 +7,7 @@ t.test('every variable with its default and description, in the schema order', a
     QUIRE_B: Type.Integer({ default: 3, description: 'From the schema.' }),
     QUIRE_A: Type.Optional(Type.String()),
     QUIRE_C: Type.Boolean({ default: false }),
+    QUIRE_D: Type.String({ default: 'Quire <no-reply@localhost>' }),
   })
   const text = renderEnvExample(schema, {
     header: 'Every variable.\nSecond line.',
@@ -23,9 +24,23 @@ t.test('every variable with its default and description, in the schema order', a
       '# From the table.',
       '# QUIRE_A=',
       'QUIRE_C=false',
+      'QUIRE_D="Quire <no-reply@localhost>"',
       '',
     ].join('\n'),
   )
+})
+
+t.test('a quoted value reads back the same through .env', async (t) => {
+  const dir = t.testdir({
+    '.env': renderEnvExample(Type.Object({ QUIRE_TEST_QUOTED: Type.String({ default: 'Quire <a@b> #1' }) }), {
+      header: 'h',
+    }),
+  })
+  t.teardown(() => {
+    delete process.env.QUIRE_TEST_QUOTED
+  })
+  process.loadEnvFile(`${dir}/.env`)
+  t.equal(process.env.QUIRE_TEST_QUOTED, 'Quire <a@b> #1')
 })
 
 t.test('long descriptions wrap', async (t) => {
