@@ -1,0 +1,58 @@
+import { execFile } from 'node:child_process'
+import { createPrivateKey, createPublicKey, sign, verify } from 'node:crypto'
+import { readFile, stat } from 'node:fs/promises'
+import { join } from 'node:path'
+import { promisify } from 'node:util'
+import t from 'tap'
+
+const run = promisify(execFile)
+const SCRIPT = new URL('../../../../docker/provision-keys.mjs', import.meta.url).pathname
+const isRoot = process.getuid?.() === 0
+// As root (as in the compose job) the private key is handed to another user, as the users service runs as `node`.
+const owner = isRoot ? { uid: 1000, gid: 1000 } : { uid: process.getuid?.() ?? 0, gid: process.getgid?.() ?? 0 }
+const self = { uid: process.getuid?.() ?? 0, gid: process.getgid?.() ?? 0 }
+const mode = async (path: string) => (await stat(path)).mode & 0o777
+
+const provision = (dir: string) =>
+  run(process.execPath, [SCRIPT, join(dir, 'private'), join(dir, 'public'), `${owner.uid}:${owner.gid}`])
+
+t.test("the private key is its owner's alone, the public key everyone's to read and nobody's to change", async (t) => {
+  const dir = t.testdir()
+  await provision(dir)
+  const privatePath = join(dir, 'private', 'jwt-private.pem')
+  const publicPath = join(dir, 'public', 'jwt-public.pem')
+
+  t.equal(await mode(join(dir, 'private')), 0o700, 'private folder 0700')
+  t.equal(await mode(privatePath), 0o400, 'private key 0400')
+  t.match(await stat(privatePath), owner, 'private key owned by the users service')
+  t.match(await stat(join(dir, 'private')), owner)
+  t.equal(await mode(join(dir, 'public')), 0o755, 'public folder 0755')
+  t.equal(await mode(publicPath), 0o444, 'public key 0444')
+  t.match(await stat(publicPath), self, 'public key owned by the provisioner')
+
+  const privateKey = createPrivateKey(await readFile(privatePath, 'utf8'))
+  const publicKey = createPublicKey(await readFile(publicPath, 'utf8'))
+  const signature = sign('sha256', Buffer.from('token'), privateKey)
+  t.ok(verify('sha256', Buffer.from('token'), publicKey, signature), 'the public key verifies the private key')
+  t.notMatch(await readFile(publicPath, 'utf8'), /PRIVATE/)
+
+  const before = await readFile(privatePath, 'utf8')
+  await provision(dir)
+  t.equal(await readFile(privatePath, 'utf8'), before, 'a second run keeps the key (tokens stay valid)')
+  t.equal(await mode(privatePath), 0o400)
+})
+
+t.test('another user can read the public key and not the private one', { skip: !isRoot && 'needs root' }, async (t) => {
+  const dir = t.testdir()
+  await provision(dir)
+  const read = (path: string, uid: number) =>
+    run(process.execPath, ['-e', `require('fs').readFileSync(${JSON.stringify(path)})`], { uid, gid: uid })
+  // 1001: any user but the users service's (the other services run as `node` too, but never mount the volume).
+  await t.rejects(read(join(dir, 'private', 'jwt-private.pem'), 1001), /EACCES/)
+  await t.resolves(read(join(dir, 'public', 'jwt-public.pem'), 1001))
+  await t.resolves(read(join(dir, 'private', 'jwt-private.pem'), owner.uid), 'its owner reads it')
+})
+
+t.test('a wrong call says how to call it', async (t) => {
+  await t.rejects(run(process.execPath, [SCRIPT, 'only-one']), { code: 2, stderr: /usage: node provision-keys\.mjs/ })
+})

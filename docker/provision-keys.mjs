@@ -1,0 +1,53 @@
+// Provisions the JWT key pair for the compose stack (its `keys` job runs this as root, once per `up`):
+//   node provision-keys.mjs <private dir> <public dir> <uid>:<gid>
+// The private key goes to <private dir>, owned by <uid>:<gid> (the users service's user) and readable by it alone
+// (file 0400, folder 0700); only the users service mounts that volume. The public key goes to <public dir>, owned
+// by the user running this, read-only for everyone (0444 in 0755): every service mounts it, none can change it.
+// An existing private key is kept (tokens stay valid across restarts); the public key is derived from it again.
+import { createPublicKey, generateKeyPairSync } from 'node:crypto'
+import { chmodSync, chownSync, existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs'
+import { join } from 'node:path'
+
+const [privateDir, publicDir, owner] = process.argv.slice(2)
+const [uid, gid] = (owner ?? '').split(':').map(Number)
+if (!privateDir || !publicDir || !Number.isInteger(uid) || !Number.isInteger(gid)) {
+  console.error('usage: node provision-keys.mjs <private dir> <public dir> <uid>:<gid>')
+  process.exit(2)
+}
+
+/** Written beside, then renamed: a service starting meanwhile reads the old file or the new one, never half. */
+function place(path, content, mode, fileUid, fileGid) {
+  const temp = `${path}.${process.pid}.tmp`
+  writeFileSync(temp, content, { mode })
+  chownSync(temp, fileUid, fileGid)
+  chmodSync(temp, mode)
+  renameSync(temp, path)
+}
+
+mkdirSync(privateDir, { recursive: true })
+mkdirSync(publicDir, { recursive: true })
+const privatePath = join(privateDir, 'jwt-private.pem')
+const publicPath = join(publicDir, 'jwt-public.pem')
+
+let privateKey
+if (existsSync(privatePath)) {
+  privateKey = readFileSync(privatePath, 'utf8')
+} else {
+  privateKey = generateKeyPairSync('rsa', { modulusLength: 2048 }).privateKey.export({
+    type: 'pkcs8',
+    format: 'pem',
+  })
+  place(privatePath, privateKey, 0o400, uid, gid)
+}
+const publicKey = createPublicKey(privateKey).export({ type: 'spki', format: 'pem' })
+const self = { uid: process.getuid?.() ?? 0, gid: process.getgid?.() ?? 0 }
+place(publicPath, publicKey, 0o444, self.uid, self.gid)
+
+// Modes and owners set every run, so a volume from an earlier layout is brought to this one.
+chownSync(privatePath, uid, gid)
+chmodSync(privatePath, 0o400)
+chownSync(privateDir, uid, gid)
+chmodSync(privateDir, 0o700)
+chownSync(publicDir, self.uid, self.gid)
+chmodSync(publicDir, 0o755)
+console.log(`keys: private key for ${uid}:${gid} in ${privateDir}, public key in ${publicDir}`)
