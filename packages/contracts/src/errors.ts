@@ -4,6 +4,7 @@ export const ERROR_STATUS = {
   validation_error: 400,
   invalid_query: 400,
   invalid_value_path: 400,
+  parallel_arrays: 400,
   unauthorized: 401,
   two_factor_required: 401,
   forbidden: 403,
