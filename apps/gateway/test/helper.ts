@@ -35,6 +35,7 @@ export async function build(
     logLevel: 'silent',
     bodyLimit: config.QUIRE_BODY_LIMIT,
     requestTimeout: config.QUIRE_REQUEST_TIMEOUT_MS,
+    metricsToken: config.QUIRE_METRICS_TOKEN,
   })
   const routes: Built['routes'] = []
   server.addHook('onRoute', ({ method, url, schema }) => {
