@@ -39,6 +39,14 @@ export class InvalidQueryError extends RecordsError {
   override name = 'InvalidQueryError'
 }
 
+/**
+ * A query that would hold more records in memory than the query budget allows (a sort no index serves, a large
+ * `skip`, a `count` no index answers over a large collection); the message names the index that would answer it.
+ */
+export class QueryTooLargeError extends RecordsError {
+  override name = 'QueryTooLargeError'
+}
+
 /** The store does not answer; `statusCode` lets an HTTP error handler answer 503 without knowing this package. */
 export class StoreUnavailableError extends RecordsError {
   override name = 'StoreUnavailableError'

@@ -21,13 +21,23 @@ export function pageInMemory<C>(
   options: PageOptions,
   recordOf: (candidate: C) => StoredRecord,
 ): C[] {
-  const match = compileFilter(options.after ? { $and: [filter, afterFilter(options.sort, options.after)] } : filter)
+  const match = compileFilter(filter)
   const matching: C[] = []
   for (const candidate of candidates) if (match.test(recordOf(candidate))) matching.push(candidate)
+  return sortInMemory(matching, options, recordOf)
+}
+
+/** Pages and orders matches: those past `after` under the sort, then `skip` and `limit`. */
+export function sortInMemory<C>(matching: C[], options: PageOptions, recordOf: (candidate: C) => StoredRecord): C[] {
+  let past = matching
+  if (options.after) {
+    const later = compileFilter(afterFilter(options.sort, options.after))
+    past = matching.filter((candidate) => later.test(recordOf(candidate)))
+  }
   const compare = compareRecords(options.sort)
-  matching.sort((a, b) => compare(recordOf(a), recordOf(b)))
+  past.sort((a, b) => compare(recordOf(a), recordOf(b)))
   const start = options.skip ?? 0
-  return matching.slice(start, options.limit === undefined ? undefined : start + options.limit)
+  return past.slice(start, options.limit === undefined ? undefined : start + options.limit)
 }
 
 /** A projection's paths as a tree: `true` at a projected path's last segment. */

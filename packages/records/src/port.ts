@@ -51,6 +51,11 @@ export interface IndexSpec {
   partial?: Filter
 }
 
+/** An index as the store holds it: `building` until every existing record is in it (queries ignore it meanwhile). */
+export interface IndexInfo extends IndexSpec {
+  state: 'building' | 'ready'
+}
+
 export interface Collection<T extends StoredRecord = StoredRecord> {
   find(filter: Filter, options?: FindOptions): Promise<T[]>
   /**
@@ -67,9 +72,14 @@ export interface Collection<T extends StoredRecord = StoredRecord> {
   /** Resolves to the deleted record, or null when nothing matched. */
   deleteOne(filter: Filter, options?: UpdateOptions): Promise<T | null>
   deleteMany(filter: Filter): Promise<number>
-  /** Creates the index when missing (idempotent); both adapters use indexes to answer filters and sorts. */
+  /**
+   * Creates the index when missing (idempotent) and resolves once it is ready; both adapters use indexes to
+   * answer filters and sorts. A unique index over records that break it is refused (`DuplicateKeyError`).
+   */
   ensureIndex(spec: IndexSpec): Promise<void>
   dropIndex(name: string): Promise<void>
+  /** The collection's indexes (not the implicit `_id` one), each with its build state. */
+  indexes(): Promise<IndexInfo[]>
 }
 
 /** Writes through a transaction's collections commit together or not at all. */

@@ -6,6 +6,7 @@ import type {
   Collection,
   Filter,
   FindOptions,
+  IndexInfo,
   IndexSpec,
   Projection,
   RecordText,
@@ -14,7 +15,8 @@ import type {
   UpdateOptions,
 } from '../port.js'
 import type { Engine } from './engine.js'
-import { countRecords, findRows, Row } from './query-plan.js'
+import { countSteps, findSteps, Pacer, runAsync, runSync } from './query-plan.js'
+import { Row } from './row.js'
 
 export function checkRecord(record: StoredRecord): void {
   if (typeof record._id !== 'string' || record._id === '') throw new InvalidQueryError('records need a string _id')
@@ -31,31 +33,41 @@ export class EmbeddedCollection<T extends StoredRecord> implements Collection<T>
     private readonly name: string,
   ) {}
 
-  #find(filter: Filter, options: FindOptions = {}): Row[] {
-    // Read as text: under the `_id` order the page needs only its `_id`, so it is decoded only when used.
+  /** The page's options with `after` read as text: under the `_id` order it needs only its `_id`. */
+  #options(options: FindOptions): {
+    sort: ReturnType<typeof normalizeSort>
+    after?: Row
+    skip?: number
+    limit?: number
+  } {
     let after: Row | undefined
     if (options.after !== undefined) {
-      const json = this.engine.records(this.name).get(options.after)
-      if (json === undefined) throw new InvalidQueryError(`after: no record ${options.after}`)
-      after = new Row(options.after, json)
+      after = this.engine.row(this.name, options.after)
+      if (!after) throw new InvalidQueryError(`after: no record ${options.after}`)
     }
-    return findRows(this.engine, this.name, filter, {
-      sort: normalizeSort(options.sort),
-      after,
-      skip: options.skip,
-      limit: options.limit,
-    })
+    return { sort: normalizeSort(options.sort), after, skip: options.skip, limit: options.limit }
+  }
+
+  /** A read: a long scan gives the event loop a turn now and then. */
+  #find(filter: Filter, options: FindOptions = {}): Promise<Row[]> {
+    const pacer = new Pacer(true)
+    return runAsync(this.engine, pacer, findSteps(this.engine, this.name, filter, this.#options(options), pacer))
+  }
+
+  /** Inside a write: to the end in one go, and whatever it holds (the write needs every match). */
+  #findNow(filter: Filter, options: FindOptions = {}): Row[] {
+    return runSync(findSteps(this.engine, this.name, filter, this.#options(options), new Pacer(false), false))
   }
 
   async find(filter: Filter, options: FindOptions = {}): Promise<T[]> {
     return project(
-      this.#find(filter, options).map((row) => row.record as T),
+      (await this.#find(filter, options)).map((row) => row.record as T),
       options.projection,
     )
   }
 
   async findText(filter: Filter, options: Omit<FindOptions, 'projection'> = {}): Promise<RecordText[]> {
-    return this.#find(filter, options).map((row) => ({ _id: row.id, json: row.json }))
+    return (await this.#find(filter, options)).map((row) => ({ _id: row.id, json: row.json }))
   }
 
   async findOne(filter: Filter, options: { projection?: Projection } = {}): Promise<T | null> {
@@ -63,53 +75,57 @@ export class EmbeddedCollection<T extends StoredRecord> implements Collection<T>
   }
 
   async count(filter: Filter): Promise<number> {
-    return countRecords(this.engine, this.name, filter)
+    const pacer = new Pacer(true)
+    return runAsync(this.engine, pacer, countSteps(this.engine, this.name, filter, pacer))
   }
 
   async insertOne(record: T): Promise<T> {
     checkRecord(record)
-    await this.engine.write([this.name], () => {
-      if (this.engine.records(this.name).doesExist(record._id)) throw new DuplicateKeyError('_id_', record._id)
+    await this.engine.write(() => {
+      if (this.engine.row(this.name, record._id)) throw new DuplicateKeyError('_id_', record._id)
       this.engine.putRecord(this.name, undefined, record)
     })
     return record
   }
 
   async updateOne(filter: Filter, update: Update, options?: UpdateOptions): Promise<T | null> {
-    return this.engine.write([this.name], () => {
-      const before = this.#find(filter, { limit: 1 })[0]?.record
+    return this.engine.write(() => {
+      const before = this.#findNow(filter, { limit: 1 })[0]
       if (!before) return null
-      checkHash(before, options)
-      const after = applyUpdate(before, update)
+      checkHash(before.record, options)
+      const after = applyUpdate(before.record, update)
       this.engine.putRecord(this.name, before, after)
       return after as T
     })
   }
 
   async deleteOne(filter: Filter, options?: UpdateOptions): Promise<T | null> {
-    return this.engine.write([this.name], () => {
-      const before = this.#find(filter, { limit: 1 })[0]?.record
+    return this.engine.write(() => {
+      const before = this.#findNow(filter, { limit: 1 })[0]
       if (!before) return null
-      checkHash(before, options)
+      checkHash(before.record, options)
       this.engine.putRecord(this.name, before, undefined)
-      return before as T
+      return before.record as T
     })
   }
 
   async deleteMany(filter: Filter): Promise<number> {
-    return this.engine.write([this.name], () => {
-      const doomed = this.#find(filter)
-      for (const { record } of doomed) this.engine.putRecord(this.name, record, undefined)
+    return this.engine.write(() => {
+      const doomed = this.#findNow(filter)
+      for (const row of doomed) this.engine.putRecord(this.name, row, undefined)
       return doomed.length
     })
   }
 
   async ensureIndex(spec: IndexSpec): Promise<void> {
-    this.engine.index(this.name, spec.name)
-    await this.engine.write([this.name], () => this.engine.addIndex(this.name, spec))
+    await this.engine.addIndex(this.name, spec)
   }
 
   async dropIndex(name: string): Promise<void> {
-    await this.engine.write([this.name], () => this.engine.removeIndex(this.name, name))
+    await this.engine.removeIndex(this.name, name)
+  }
+
+  async indexes(): Promise<IndexInfo[]> {
+    return this.engine.describeIndexes(this.name)
   }
 }

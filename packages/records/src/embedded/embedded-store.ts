@@ -8,6 +8,11 @@ import { Engine, type EngineOptions } from './engine.js'
 export interface EmbeddedRecordStore extends RecordStore {
   /** Records and index entries read so far; lets tests see whether a query used an index. */
   readonly stats: { readonly reads: number }
+  /**
+   * Resolves once the records and index entries of dropped collections and indexes are deleted: a drop removes
+   * them for readers at once and leaves their deletion to a background sweep.
+   */
+  sweep(): Promise<void>
 }
 
 /** The embedded adapter: lmdb under `<dataDir>/records`, shareable by several processes. */
@@ -25,8 +30,9 @@ export function openEmbeddedStore(dataDir: string, options: EngineOptions = {}):
       return result
     },
     async dropCollection(name: string): Promise<void> {
-      await engine.write([name], () => engine.removeCollection(name))
+      await engine.removeCollection(name)
     },
+    sweep: () => engine.sweep(),
     async ping(): Promise<void> {
       try {
         engine.ping()

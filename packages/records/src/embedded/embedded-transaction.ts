@@ -6,6 +6,7 @@ import type {
   Collection,
   Filter,
   FindOptions,
+  IndexInfo,
   Projection,
   RecordText,
   StoredRecord,
@@ -16,7 +17,7 @@ import type {
 import { checkHash, checkRecord } from './embedded-collection.js'
 import type { Engine } from './engine.js'
 import { recordTexts } from '../record-text.js'
-import { findRows } from './query-plan.js'
+import { findSteps, Pacer, runSync } from './query-plan.js'
 
 interface Staged {
   /** The committed record this write was based on; commit refuses if it changed meanwhile. */
@@ -48,11 +49,11 @@ export class EmbeddedTransaction implements Transaction {
 
   async commit(): Promise<void> {
     if (this.#staged.size === 0) return
-    await this.engine.write([...this.#staged.keys()], () => {
+    await this.engine.write(() => {
       for (const [name, staged] of this.#staged) {
         for (const [id, { base, next }] of staged) {
-          const current = this.engine.read(name, id)
-          if (JSON.stringify(current) !== JSON.stringify(base)) throw new ConflictError()
+          const current = this.engine.row(name, id)
+          if (JSON.stringify(current?.record) !== JSON.stringify(base)) throw new ConflictError()
           this.engine.putRecord(name, current, next)
         }
       }
@@ -69,14 +70,15 @@ class TransactionCollection<T extends StoredRecord> implements Collection<T> {
 
   #get(id: string): StoredRecord | undefined {
     const staged = this.staged.get(id)
-    return staged ? staged.next : this.engine.read(this.name, id)
+    return staged ? staged.next : this.engine.row(this.name, id)?.record
   }
 
   #find(filter: Filter, options: FindOptions = {}): StoredRecord[] {
     const sort = normalizeSort(options.sort)
     const after = options.after === undefined ? undefined : this.#get(options.after)
     if (options.after !== undefined && !after) throw new InvalidQueryError(`after: no record ${options.after}`)
-    const committed = findRows(this.engine, this.name, filter, { sort })
+    // Read to the end in one go (the transaction's writes are merged in), and outside the query budget.
+    const committed = runSync(findSteps(this.engine, this.name, filter, { sort }, new Pacer(false), false))
       .filter((row) => !this.staged.has(row.id))
       .map((row) => row.record)
     const pending = [...this.staged.values()].flatMap(({ next }) => (next ? [next] : []))
@@ -145,5 +147,9 @@ class TransactionCollection<T extends StoredRecord> implements Collection<T> {
 
   async dropIndex(): Promise<void> {
     throw new RecordsError('indexes cannot change inside a transaction')
+  }
+
+  async indexes(): Promise<IndexInfo[]> {
+    return this.engine.describeIndexes(this.name)
   }
 }

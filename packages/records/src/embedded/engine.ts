@@ -1,6 +1,7 @@
-import { open, type Database, type Key, type RootDatabase } from 'lmdb'
+import { setImmediate as nextTurn } from 'node:timers/promises'
+import { open, type Database, type RootDatabase } from 'lmdb'
 import { DuplicateKeyError, RecordsError, StoreUnavailableError } from '../errors.js'
-import type { IndexSpec, StoredRecord } from '../port.js'
+import type { IndexInfo, IndexSpec, StoredRecord } from '../port.js'
 import {
   indexEntries,
   isIndexed,
@@ -10,17 +11,46 @@ import {
   type IndexKey,
   type StoredIndex,
 } from './index-keys.js'
+import { Row } from './row.js'
 
-/** Records as JSON text: a page of whole records is answered without decoding and re-encoding them. */
-type RecordsDb = Database<string, string>
-/** Entry values: the record's `_id` in unique indexes, nothing in the others (the `_id` ends the key). */
-type IndexDb = Database<string | null, IndexKey>
+/** Records as JSON text under `[collectionId, _id]`: a page of whole records is answered without re-encoding them. */
+type RecordsDb = Database<string, [number, string]>
+/**
+ * Index entries under `[indexId, ...values, _id]` (value null), or `[indexId, ...values]` → `_id` in unique
+ * indexes. Every index shares this one database: lmdb's named databases are a fixed number of slots.
+ */
+type EntriesDb = Database<string | null, IndexKey>
+type MetaKey = Array<string | number>
+
+/** An index as held: its definition, the id its entries are keyed by, and whether it is still being built. */
+export interface LiveIndex extends StoredIndex {
+  id: number
+  /** Set while the build runs: writes keep the entries, queries do not use them. */
+  building?: true
+}
+
+interface CollectionMeta {
+  /** Keys the collection's records; a collection made again after a drop gets a new one. */
+  id: number
+  indexes: LiveIndex[]
+}
 
 /** Records under this size are stored as they are: LZ4 gains nothing on them. */
 const COMPRESSION_THRESHOLD = 128
-/** Where the store keeps its settings (the compression dictionary), beside the index definitions. */
-const SETTINGS = '__settings'
 const DICTIONARY = 'compressionDictionary'
+/** Records an index build reads per write transaction, and entries a sweep deletes per write transaction. */
+const BUILD_CHUNK = 400
+const SWEEP_CHUNK = 2000
+/** The default query budget: record text one query may hold in memory (MongoDB's in-memory sort allows 100 MB). */
+export const DEFAULT_QUERY_BUDGET = 32 * 2 ** 20
+
+// Meta keys. Ids of collections and indexes come from one sequence, so an id names one range in either database.
+const SEQUENCE: MetaKey = ['seq']
+const collectionKey = (name: string): MetaKey => ['c', name]
+/** `[count, bytes of text]` of a collection's records, kept in the write that changes them. */
+const sizeKey = (id: number): MetaKey => ['n', id]
+/** A dropped collection's or index's id whose records and entries the sweep has not deleted yet. */
+const GARBAGE = 'gc'
 
 export interface EngineOptions {
   /**
@@ -28,11 +58,11 @@ export interface EngineOptions {
    * stored format: the first open of a store records it, and every later open uses the recorded one.
    */
   compressionDictionary?: Buffer
-}
-
-/** `clearSync` opens its own transaction, which cannot nest in ours. */
-function clear<K extends Key>(db: Database<unknown, K>): void {
-  for (const key of db.getKeys()) db.removeSync(key)
+  /**
+   * Bytes of record text one query may hold in memory (an in-memory sort, a skip) or scan for a count no index
+   * answers; beyond it the query is refused (`QueryTooLargeError`). Default 32 MiB.
+   */
+  queryMemoryBudget?: number
 }
 
 /** Whether a record's entries show arrays the definition does not know of yet. */
@@ -64,35 +94,40 @@ function noteArrays(stored: StoredIndex, entries: IndexEntries): boolean {
   return changed
 }
 
-/** Where the record's entry for `values` is: unique indexes key the values alone, the others end the key with `_id`. */
-function entryKey(stored: StoredIndex, values: IndexKey, id: string): IndexKey {
-  return keyedByValues(stored) ? values : [...values, id]
+/** The index's entry for `values`: unique indexes key the values alone, the others end the key with `_id`. */
+export function entryKey(index: LiveIndex, values: IndexKey, id: string): IndexKey {
+  return keyedByValues(index) ? [index.id, ...values] : [index.id, ...values, id]
 }
 
 /**
- * The lmdb environment behind the embedded adapter: one sub-database of records (JSON text) per collection,
- * one per index, and a meta database holding index definitions (re-read on every operation, so processes sharing
- * the data dir see each other's indexes). Concurrent writes share one durable commit (see `write`).
+ * The lmdb environment behind the embedded adapter, in a fixed set of databases whatever the collections and
+ * indexes: `records` (every collection's records, keyed by collection id), `entries` (every index's entries,
+ * keyed by index id) and `meta` (per collection: its id and index definitions, its record count; the id
+ * sequence; the ids a sweep must still clear). Definitions are re-read on every operation, so processes sharing
+ * the data dir see each other's indexes. Concurrent writes share one durable commit (see `write`).
  */
 export class Engine {
   readonly stats = { reads: 0 }
+  readonly queryBudget: number
   readonly #env: RootDatabase
-  readonly #meta: Database<StoredIndex[], string>
-  /** Opened databases by collection: looked up by the collection's name, without building a database name per call. */
-  readonly #dbs = new Map<string, { records: RecordsDb; indexes: Map<string, IndexDb> }>()
-  readonly #indexCache = new Map<string, { bytes: Buffer; indexes: StoredIndex[] }>()
+  readonly #meta: Database<unknown, MetaKey>
+  readonly #records: RecordsDb
+  readonly #entries: EntriesDb
+  readonly #metaCache = new Map<string, { bytes: Buffer; meta: CollectionMeta }>()
+  /** Builds running in this process, by index id: a second `ensureIndex` of one index waits for the first. */
+  readonly #builds = new Map<number, Promise<void>>()
+  #sweeping: Promise<void> | undefined
   /** Set once `close` starts: new operations are refused, writes already issued finish first. */
   #closing: Promise<void> | undefined
   /** True while a write's `work` runs (in lmdb's write transaction), which may still read while closing. */
   #inWork = false
   readonly #pendingWrites = new Set<Promise<unknown>>()
 
-  readonly #compression: { threshold: number; dictionary?: Buffer }
-
   constructor(path: string, options: EngineOptions = {}) {
-    this.#env = open({ path, maxDbs: 4096, mapSize: 2 ** 34 })
-    this.#meta = this.#env.openDB({ name: '__meta', keyEncoding: 'ordered-binary' })
-    const settings = this.#env.openDB<Buffer, string>({ name: SETTINGS, encoding: 'binary' })
+    this.queryBudget = options.queryMemoryBudget ?? DEFAULT_QUERY_BUDGET
+    this.#env = open({ path, maxDbs: 8, mapSize: 2 ** 34 })
+    this.#meta = this.#env.openDB({ name: 'meta', keyEncoding: 'ordered-binary' })
+    const settings = this.#env.openDB<Buffer, string>({ name: 'settings', encoding: 'binary' })
     // In one write transaction, so processes opening a new store together agree on one dictionary.
     const dictionary = this.#env.transactionSync(() => {
       const recorded = settings.get(DICTIONARY)
@@ -100,9 +135,15 @@ export class Engine {
       settings.putSync(DICTIONARY, options.compressionDictionary)
       return options.compressionDictionary
     })
-    this.#compression = dictionary
-      ? { threshold: COMPRESSION_THRESHOLD, dictionary }
-      : { threshold: COMPRESSION_THRESHOLD }
+    this.#records = this.#env.openDB<string, [number, string]>({
+      name: 'records',
+      keyEncoding: 'ordered-binary',
+      encoding: 'string',
+      compression: dictionary ? { threshold: COMPRESSION_THRESHOLD, dictionary } : { threshold: COMPRESSION_THRESHOLD },
+    })
+    this.#entries = this.#env.openDB<string | null, IndexKey>({ name: 'entries', keyEncoding: 'ordered-binary' })
+    // A drop interrupted by a restart left its ids in meta: this open's sweep finishes it.
+    if (this.#meta.getKeysCount({ start: [GARBAGE], end: [GARBAGE, Infinity] }) > 0) this.sweep()
   }
 
   /**
@@ -110,83 +151,71 @@ export class Engine {
    * waits for the writes in progress; a read meanwhile would renew the aborted transaction, and lmdb's reset
    * timer then throws outside any promise (an uncaught exception that kills the process).
    */
-  #assertOpen(): void {
+  assertOpen(): void {
     if (this.#closing && !this.#inWork) throw new StoreUnavailableError('the embedded store is closed')
   }
 
-  /** The collection's records, each its JSON text under its `_id`. */
-  records(collection: string): RecordsDb {
-    return this.#opened(collection).records
+  /** Every collection's records; a collection's range is `[id]` to `[id + 1]`. */
+  get records(): RecordsDb {
+    this.assertOpen()
+    return this.#records
   }
 
-  /** The record decoded, or undefined. */
-  read(collection: string, id: string): StoredRecord | undefined {
-    const json = this.records(collection).get(id)
-    return json === undefined ? undefined : (JSON.parse(json) as StoredRecord)
-  }
-
-  /** The number of records, from the database's entry count (one read). */
-  recordCount(collection: string): number {
-    const records = this.records(collection)
-    const { entryCount } = records.getStats() as { entryCount?: number }
-    return entryCount ?? records.getKeysCount()
-  }
-
-  index(collection: string, name: string): IndexDb {
-    const { indexes } = this.#opened(collection)
-    let db = indexes.get(name)
-    if (!db) {
-      db = this.#env.openDB<string | null, IndexKey>({ name: `i/${collection}/${name}`, keyEncoding: 'ordered-binary' })
-      indexes.set(name, db)
-    }
-    return db
-  }
-
-  #opened(collection: string): { records: RecordsDb; indexes: Map<string, IndexDb> } {
-    this.#assertOpen()
-    let dbs = this.#dbs.get(collection)
-    if (!dbs) {
-      const records = this.#env.openDB<string, string>({
-        name: `json/${collection}`,
-        keyEncoding: 'ordered-binary',
-        encoding: 'string',
-        compression: this.#compression,
-      })
-      dbs = { records, indexes: new Map() }
-      this.#dbs.set(collection, dbs)
-    }
-    return dbs
+  get entries(): EntriesDb {
+    this.assertOpen()
+    return this.#entries
   }
 
   /**
-   * The collection's index definitions as stored now. Decoded definitions are reused while their stored bytes
-   * are unchanged (read on every call, so other processes' changes show at once); treat them as read-only.
+   * The collection's id and index definitions as stored now, or undefined while it does not exist. Decoded
+   * definitions are reused while their stored bytes are unchanged (read on every call, so other processes'
+   * changes show at once); treat them as read-only.
    */
-  indexes(collection: string): StoredIndex[] {
-    this.#assertOpen()
+  collection(name: string): CollectionMeta | undefined {
+    this.assertOpen()
+    const key = collectionKey(name)
     // `getBinaryFast` reads into a shared buffer (no allocation); copied only when the definitions changed.
-    const fast = this.#meta.getBinaryFast(collection)
-    if (!fast) return []
+    const fast = this.#meta.getBinaryFast(key)
+    if (!fast) return undefined
     // The shared buffer's `length` is the value's size (its `byteLength` is the whole buffer): view exactly that.
     const view = new Uint8Array(fast.buffer, fast.byteOffset, fast.length)
-    const cached = this.#indexCache.get(collection)
-    if (cached && cached.bytes.equals(view)) return cached.indexes
+    const cached = this.#metaCache.get(name)
+    if (cached && cached.bytes.equals(view)) return cached.meta
     const bytes = Buffer.from(view)
-    const indexes = this.#meta.get(collection) ?? []
-    this.#indexCache.set(collection, { bytes, indexes })
-    return indexes
+    const meta = this.#meta.get(key) as CollectionMeta
+    this.#metaCache.set(name, { bytes, meta })
+    return meta
+  }
+
+  /** The indexes queries may use: built ones. */
+  indexes(name: string): LiveIndex[] {
+    const indexes = this.collection(name)?.indexes ?? []
+    return indexes.some((index) => index.building) ? indexes.filter((index) => !index.building) : indexes
+  }
+
+  /** The record as stored, or undefined. */
+  row(name: string, id: string): Row | undefined {
+    const meta = this.collection(name)
+    if (!meta) return undefined
+    const json = this.#records.get([meta.id, id])
+    return json === undefined ? undefined : new Row(id, json)
+  }
+
+  /** The number of records and the bytes of their text (one read). */
+  size(collectionId: number): { count: number; bytes: number } {
+    const [count, bytes] = (this.#meta.get(sizeKey(collectionId)) as [number, number] | undefined) ?? [0, 0]
+    return { count, bytes }
   }
 
   /**
    * Runs `work` atomically and durably, grouped with the other writes issued meanwhile (group commit): lmdb
    * queues the callback into its next batch transaction, where `work` runs in a child transaction of its own,
    * so a throw rolls back `work` alone and the rest of the batch still commits. The promise settles once the
-   * batch is committed and flushed to disk. The sub-databases of the collections it touches are opened first:
-   * lmdb cannot iterate one first opened inside a write.
+   * batch is committed and flushed to disk.
    */
-  async write<R>(collections: string[], work: () => R): Promise<R> {
-    this.#assertOpen()
-    const pending = this.#write(collections, work)
+  async write<R>(work: () => R): Promise<R> {
+    this.assertOpen()
+    const pending = this.#write(work)
     this.#pendingWrites.add(pending)
     try {
       return await pending
@@ -195,11 +224,7 @@ export class Engine {
     }
   }
 
-  async #write<R>(collections: string[], work: () => R): Promise<R> {
-    for (const collection of collections) {
-      this.records(collection)
-      for (const { spec } of this.indexes(collection)) this.index(collection, spec.name)
-    }
+  async #write<R>(work: () => R): Promise<R> {
     let outcome: { ok: true; value: R } | { ok: false; error: unknown } | undefined
     await this.#env.transaction(() => {
       try {
@@ -221,103 +246,250 @@ export class Engine {
     return settled.value
   }
 
-  /** Replaces `before` by `after` (either may be absent), keeping every index in step. Call inside `write`. */
-  putRecord(collection: string, before: StoredRecord | undefined, after: StoredRecord | undefined): void {
-    const indexes = this.indexes(collection)
-    let updated: StoredIndex[] | undefined
-    for (const [position, stored] of indexes.entries()) {
-      const { spec } = stored
-      const db = this.index(collection, spec.name)
-      const oldEntries = before && isIndexed(spec, before) ? indexEntries(spec, before) : undefined
+  /** The collection's meta, made (with a new id) when missing. Call inside `write`. */
+  #create(name: string): CollectionMeta {
+    const existing = this.collection(name)
+    if (existing) return existing
+    const meta: CollectionMeta = { id: this.#nextId(), indexes: [] }
+    this.#meta.putSync(collectionKey(name), meta)
+    return meta
+  }
+
+  #nextId(): number {
+    const id = ((this.#meta.get(SEQUENCE) as number | undefined) ?? 0) + 1
+    this.#meta.putSync(SEQUENCE, id)
+    return id
+  }
+
+  /**
+   * Replaces `before` by `after` (either may be absent), keeping every index in step, those being built
+   * included, and the collection's size. Call inside `write`.
+   */
+  putRecord(name: string, before: Row | undefined, after: StoredRecord | undefined): void {
+    const meta = after ? this.#create(name) : this.collection(name)
+    if (!meta) return
+    let updated: LiveIndex[] | undefined
+    for (const [position, index] of meta.indexes.entries()) {
+      const { spec } = index
+      const oldEntries = before && isIndexed(spec, before.record) ? indexEntries(spec, before.record) : undefined
       const newEntries = after && isIndexed(spec, after) ? indexEntries(spec, after) : undefined
       const oldKeys = new Map(oldEntries?.keys.map((key) => [JSON.stringify(key), key]))
       const newKeys = new Map(newEntries?.keys.map((key) => [JSON.stringify(key), key]))
       if (before) {
         for (const [text, key] of oldKeys) {
-          if (!after || before._id !== after._id || !newKeys.has(text)) db.removeSync(entryKey(stored, key, before._id))
+          if (!after || before.id !== after._id || !newKeys.has(text)) {
+            this.#entries.removeSync(entryKey(index, key, before.id))
+          }
         }
       }
       if (!after || !newEntries) continue
       for (const [text, key] of newKeys) {
-        if (before && before._id === after._id && oldKeys.has(text)) continue
-        this.#putEntry(db, stored, key, after._id)
+        if (before && before.id === after._id && oldKeys.has(text)) continue
+        this.#putEntry(index, key, after._id)
       }
-      if (revealsArrays(stored, newEntries)) {
-        updated ??= structuredClone(indexes)
-        noteArrays(updated[position] as StoredIndex, newEntries)
+      if (revealsArrays(index, newEntries)) {
+        updated ??= structuredClone(meta.indexes)
+        noteArrays(updated[position] as LiveIndex, newEntries)
       }
     }
-    if (updated) this.#meta.putSync(collection, updated)
-    const records = this.records(collection)
-    if (after) records.putSync(after._id, JSON.stringify(after))
-    else if (before) records.removeSync(before._id)
+    if (updated) this.#meta.putSync(collectionKey(name), { ...meta, indexes: updated })
+    const size = this.size(meta.id)
+    if (before) {
+      size.count--
+      size.bytes -= before.json.length
+    }
+    if (after) {
+      const json = JSON.stringify(after)
+      this.#records.putSync([meta.id, after._id], json)
+      size.count++
+      size.bytes += json.length
+    } else if (before) {
+      this.#records.removeSync([meta.id, before.id])
+    }
+    this.#meta.putSync(sizeKey(meta.id), [size.count, size.bytes])
   }
 
   /** Adds the record's entry for `values`; in a unique index, refuses values another record holds. */
-  #putEntry(db: IndexDb, stored: StoredIndex, values: IndexKey, id: string): void {
-    const unique = keyedByValues(stored)
+  #putEntry(index: LiveIndex, values: IndexKey, id: string): void {
+    const unique = keyedByValues(index)
     if (unique) {
-      const owner = db.get(values)
+      const owner = this.#entries.get([index.id, ...values])
       if (owner !== undefined && owner !== id) {
         throw new DuplicateKeyError(
-          stored.spec.name,
+          index.spec.name,
           values.filter((_, i) => i % 2 === 1),
         )
       }
     }
-    db.putSync(entryKey(stored, values, id), unique ? id : null)
+    this.#entries.putSync(entryKey(index, values, id), unique ? id : null)
   }
 
-  /** Adds the index and builds it from the existing records. Call inside `write`. */
-  addIndex(collection: string, spec: IndexSpec): void {
-    const indexes = this.indexes(collection)
-    const existing = indexes.find((stored) => stored.spec.name === spec.name)
-    if (existing) {
-      if (!sameSpec(existing.spec, spec)) {
-        throw new RecordsError(`index ${spec.name} already exists with another definition`)
+  /**
+   * Adds the index and resolves once it is built. The definition is stored first (marked building: every write
+   * keeps its entries from then on, queries ignore it), then the records present are added in chunks of
+   * `BUILD_CHUNK`, one write transaction each, the event loop free between them. A record the index refuses
+   * (a duplicate, parallel arrays) drops the index again and rejects.
+   */
+  async addIndex(name: string, spec: IndexSpec): Promise<void> {
+    const building = await this.write(() => {
+      const meta = this.#create(name)
+      const existing = meta.indexes.find((index) => index.spec.name === spec.name)
+      if (existing) {
+        if (!sameSpec(existing.spec, spec)) {
+          throw new RecordsError(`index ${spec.name} already exists with another definition`)
+        }
+        return existing.building ? existing.id : undefined
       }
-      return
+      const index: LiveIndex = { spec, multikey: false, multikeyPaths: [], id: this.#nextId(), building: true }
+      this.#meta.putSync(collectionKey(name), { ...meta, indexes: [...meta.indexes, index] })
+      return index.id
+    })
+    if (building === undefined) return
+    let build = this.#builds.get(building)
+    if (!build) {
+      build = this.#build(name, building).finally(() => this.#builds.delete(building))
+      this.#builds.set(building, build)
     }
-    const stored: StoredIndex = { spec, multikey: false, multikeyPaths: [] }
-    const db = this.index(collection, spec.name)
-    clear(db)
-    for (const { value } of this.records(collection).getRange()) {
+    await build
+  }
+
+  async #build(name: string, indexId: number): Promise<void> {
+    let after: string | undefined
+    for (;;) {
+      let step: { done: boolean; last?: string }
+      try {
+        step = await this.write(() => this.#buildChunk(name, indexId, after))
+      } catch (error) {
+        // Nothing of the index is left for readers: its definition goes now, its entries with the sweep.
+        if (!(error instanceof StoreUnavailableError)) await this.#dropIndex(name, indexId)
+        throw error
+      }
+      if (step.done) return
+      after = step.last
+      await nextTurn()
+    }
+  }
+
+  /** Indexes the records after `after` (in `_id` order), up to `BUILD_CHUNK`; done when none are left. */
+  #buildChunk(name: string, indexId: number, after: string | undefined): { done: boolean; last?: string } {
+    const meta = this.collection(name)
+    const position = meta?.indexes.findIndex((index) => index.id === indexId) ?? -1
+    // Dropped meanwhile (the index, or its collection): nothing left to build.
+    if (!meta || position < 0) return { done: true }
+    const indexes = structuredClone(meta.indexes)
+    const index = indexes[position] as LiveIndex
+    let read = 0
+    let last: string | undefined
+    let changed = false
+    for (const { key, value } of this.#records.getRange({
+      start: after === undefined ? [meta.id] : [meta.id, after],
+      end: [meta.id + 1],
+    })) {
+      const id = key[1]
+      if (id === after) continue
       const record = JSON.parse(value) as StoredRecord
-      if (!isIndexed(spec, record)) continue
-      const entries = indexEntries(spec, record)
-      for (const key of entries.keys) this.#putEntry(db, stored, key, record._id)
-      noteArrays(stored, entries)
+      if (isIndexed(index.spec, record)) {
+        const entries = indexEntries(index.spec, record)
+        for (const values of entries.keys) this.#putEntry(index, values, id)
+        changed = noteArrays(index, entries) || changed
+      }
+      last = id
+      if (++read === BUILD_CHUNK) break
     }
-    this.#meta.putSync(collection, [...indexes, stored])
+    const done = read < BUILD_CHUNK
+    if (done) delete index.building
+    if (done || changed) this.#meta.putSync(collectionKey(name), { ...meta, indexes })
+    return { done, last }
   }
 
-  /** Call inside `write`. */
-  removeIndex(collection: string, name: string): void {
-    const indexes = this.indexes(collection)
-    if (!indexes.some((stored) => stored.spec.name === name)) return
-    clear(this.index(collection, name))
-    this.#meta.putSync(
-      collection,
-      indexes.filter((stored) => stored.spec.name !== name),
-    )
+  /** Every index with its state. */
+  describeIndexes(name: string): IndexInfo[] {
+    return (this.collection(name)?.indexes ?? []).map((index) => ({
+      ...structuredClone(index.spec),
+      state: index.building ? 'building' : 'ready',
+    }))
   }
 
-  /** Call inside `write`. */
-  removeCollection(collection: string): void {
-    for (const { spec } of this.indexes(collection)) clear(this.index(collection, spec.name))
-    clear(this.records(collection))
-    this.#meta.removeSync(collection)
+  /** Removes the index at once for readers and writers; its entries go with the sweep. */
+  async removeIndex(name: string, indexName: string): Promise<void> {
+    const id = this.collection(name)?.indexes.find((index) => index.spec.name === indexName)?.id
+    if (id !== undefined) await this.#dropIndex(name, id)
+  }
+
+  async #dropIndex(name: string, indexId: number): Promise<void> {
+    await this.write(() => {
+      const meta = this.collection(name)
+      if (!meta?.indexes.some((index) => index.id === indexId)) return
+      this.#meta.putSync(collectionKey(name), {
+        ...meta,
+        indexes: meta.indexes.filter((index) => index.id !== indexId),
+      })
+      this.#meta.putSync([GARBAGE, indexId], true)
+    })
+    this.sweep()
+  }
+
+  /** Removes the collection at once (a collection made again under its name gets a new id); the sweep clears it. */
+  async removeCollection(name: string): Promise<void> {
+    await this.write(() => {
+      const meta = this.collection(name)
+      if (!meta) return
+      this.#meta.removeSync(collectionKey(name))
+      this.#meta.removeSync(sizeKey(meta.id))
+      for (const id of [meta.id, ...meta.indexes.map((index) => index.id)]) this.#meta.putSync([GARBAGE, id], true)
+    })
+    this.sweep()
+  }
+
+  /**
+   * Deletes the records and entries of dropped ids in the background, `SWEEP_CHUNK` keys per write transaction,
+   * the event loop free between them; resolves once none are left. An id leaves meta only once its ranges are
+   * empty, so a sweep cut short by a restart is finished by the next open's.
+   */
+  sweep(): Promise<void> {
+    // A sweep stopped by closing (or failing) leaves its ids in meta: the next sweep, or the next open's, resumes.
+    this.#sweeping ??= this.#sweep()
+      .catch(() => undefined)
+      .finally(() => {
+        this.#sweeping = undefined
+      })
+    return this.#sweeping
+  }
+
+  async #sweep(): Promise<void> {
+    for (;;) {
+      if (this.#closing) return
+      const more = await this.write(() => {
+        let garbage: MetaKey | undefined
+        for (const key of this.#meta.getKeys({ start: [GARBAGE], end: [GARBAGE, Infinity], limit: 1 })) garbage = key
+        if (!garbage) return false
+        const id = garbage[1] as number
+        let removed = 0
+        for (const db of [this.#records, this.#entries] as Database<unknown, MetaKey>[]) {
+          if (removed === SWEEP_CHUNK) break
+          for (const key of db.getKeys({ start: [id], end: [id + 1], limit: SWEEP_CHUNK - removed })) {
+            db.removeSync(key)
+            removed++
+          }
+        }
+        if (removed < SWEEP_CHUNK) this.#meta.removeSync(garbage)
+        return true
+      })
+      if (!more) return
+      await nextTurn()
+    }
   }
 
   ping(): void {
-    this.#assertOpen()
-    this.#meta.get('__ping')
+    this.assertOpen()
+    this.#meta.get(SEQUENCE)
   }
 
   /** Refuses new operations at once, lets the writes already issued finish, then closes lmdb. */
   close(): Promise<void> {
     this.#closing ??= (async () => {
       await Promise.allSettled([...this.#pendingWrites])
+      await this.#sweeping
       await this.#env.close()
     })()
     return this.#closing

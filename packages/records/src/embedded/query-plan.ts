@@ -1,12 +1,107 @@
-import { pageInMemory, type PageOptions } from '../in-memory-query.js'
+import { setImmediate as nextTurn } from 'node:timers/promises'
+import type { Key, RangeOptions } from 'lmdb'
+import { QueryTooLargeError } from '../errors.js'
+import { sortInMemory, type PageOptions } from '../in-memory-query.js'
 import { compileFilter, type Matcher } from '../match.js'
-import type { Filter, StoredRecord } from '../port.js'
+import type { Filter } from '../port.js'
 import { getPath, sortKey, type SortField } from '../sort-order.js'
-import type { Engine } from './engine.js'
-import type { RangeOptions } from 'lmdb'
-import { KEY_END, keyedByValues, partialMatcher, valuesKey, type IndexKey, type StoredIndex } from './index-keys.js'
+import type { Engine, LiveIndex } from './engine.js'
+import { KEY_END, keyedByValues, partialMatcher, valuesKey, type IndexKey } from './index-keys.js'
+import { Row } from './row.js'
 
 type Scalar = string | number | boolean | null
+
+/**
+ * A plan runs as a generator that yields `PAUSE` between chunks of reads. Run asynchronously (`runAsync`), each
+ * pause gives the event loop a turn, so a long scan interleaves with other requests; run inside a write
+ * (`runSync`), pauses are passed over. No lmdb cursor stays open across a pause: a range resumes after its last key.
+ */
+const PAUSE = Symbol('pause')
+type Steps<R> = Generator<typeof PAUSE, R>
+
+/** A scan pauses once it has held the event loop this long (checked every `CHECK_EVERY` reads). */
+const SLICE_MS = 2
+const CHECK_EVERY = 64
+
+/** Decides when a plan pauses; never, for a plan run inside a write. */
+export class Pacer {
+  #reads = 0
+  #since = performance.now()
+  constructor(readonly pauses: boolean) {}
+
+  due(): boolean {
+    if (!this.pauses || ++this.#reads % CHECK_EVERY !== 0) return false
+    const now = performance.now()
+    if (now - this.#since < SLICE_MS) return false
+    return true
+  }
+
+  resumed(): void {
+    this.#since = performance.now()
+  }
+}
+
+export function runSync<R>(steps: Steps<R>): R {
+  for (;;) {
+    const step = steps.next()
+    if (step.done) return step.value
+  }
+}
+
+/** Runs a plan, giving the event loop a turn at each pause; refuses to go on once the store is closing. */
+export async function runAsync<R>(engine: Engine, pacer: Pacer, steps: Steps<R>): Promise<R> {
+  for (;;) {
+    const step = steps.next()
+    if (step.done) return step.value
+    await nextTurn()
+    try {
+      engine.assertOpen()
+    } catch (error) {
+      steps.return(undefined as R)
+      throw error
+    }
+    pacer.resumed()
+  }
+}
+
+const sameKey = (a: readonly unknown[], b: readonly unknown[]) =>
+  a.length === b.length && a.every((part, i) => part === b[i])
+
+/** A key range of `db`, in chunks: at a pause the cursor is closed, and the range resumes past the last key. */
+function* range<K extends Key[], V>(
+  db: { getRange(options: RangeOptions): Iterable<{ key: K; value: V }>; getKeys(options: RangeOptions): Iterable<K> },
+  options: RangeOptions,
+  pacer: Pacer,
+  keysOnly: boolean,
+): Generator<{ key: K; value: V | undefined } | typeof PAUSE> {
+  let last: K | undefined
+  for (;;) {
+    let paused = false
+    const from = last === undefined ? options : { ...options, start: last }
+    // A resumed range starts at the last key read: passed over once.
+    let skip = last
+    const source = keysOnly
+      ? (function* () {
+          for (const key of db.getKeys(from)) yield { key, value: undefined }
+        })()
+      : db.getRange(from)
+    for (const entry of source) {
+      if (skip !== undefined) {
+        const again = sameKey(entry.key, skip)
+        skip = undefined
+        if (again) continue
+      }
+      last = entry.key
+      yield entry
+      if (pacer.due()) {
+        paused = true
+        break
+      }
+    }
+    if (!paused) return
+    yield PAUSE
+  }
+}
 
 /**
  * Top-level `field: scalar` / `field: {$eq: scalar}` terms: the part of a filter an index can seek on. Only
@@ -37,7 +132,8 @@ function equalities(filter: Filter): Map<string, Scalar> {
 }
 
 interface IndexPlan {
-  index: StoredIndex
+  index: LiveIndex
+  /** The equality prefix's values (without the index id). */
   prefix: IndexKey
   prefixFields: string[]
   /** The index order is the requested order: page straight off the index. */
@@ -52,7 +148,7 @@ interface IndexPlan {
  * equality on a value implies `$exists: true`). A `null` equality also matches missing fields, which a
  * partial index may have left out.
  */
-function impliesPartial(index: StoredIndex, eq: Map<string, Scalar>): boolean {
+function impliesPartial(index: LiveIndex, eq: Map<string, Scalar>): boolean {
   const { spec } = index
   const { partial } = spec
   if (!partial) return true
@@ -65,31 +161,14 @@ function impliesPartial(index: StoredIndex, eq: Map<string, Scalar>): boolean {
 /** The index's entries in a key range, in key order, each with the `_id` of its record. */
 function* entries(
   engine: Engine,
-  collection: string,
-  index: StoredIndex,
-  range: RangeOptions,
-): Generator<{ key: IndexKey; id: string }> {
-  const db = engine.index(collection, index.spec.name)
-  if (keyedByValues(index)) {
-    for (const { key, value } of db.getRange(range)) yield { key, id: value as string }
-  } else {
-    for (const key of db.getKeys(range)) yield { key, id: key.at(-1) as string }
-  }
-}
-
-const sameKey = (a: IndexKey, b: IndexKey) => a.length === b.length && a.every((part, i) => part === b[i])
-
-/** A record as read: its stored JSON text, decoded only when something needs the record itself. */
-export class Row {
-  #record: StoredRecord | undefined
-  constructor(
-    readonly id: string,
-    readonly json: string,
-  ) {}
-
-  /** Decoded on first use; each row decodes its own copy, which the caller may change. */
-  get record(): StoredRecord {
-    return (this.#record ??= JSON.parse(this.json) as StoredRecord)
+  index: LiveIndex,
+  options: RangeOptions,
+  pacer: Pacer,
+): Generator<{ key: IndexKey; id: string } | typeof PAUSE> {
+  const unique = keyedByValues(index)
+  for (const entry of range(engine.entries, options, pacer, !unique)) {
+    if (entry === PAUSE) yield PAUSE
+    else yield { key: entry.key, id: unique ? (entry.value as string) : (entry.key.at(-1) as string) }
   }
 }
 
@@ -100,7 +179,7 @@ export interface RowPageOptions extends Omit<PageOptions, 'after'> {
   after?: Row
 }
 
-function planIndex(indexes: StoredIndex[], filter: Filter, sort: SortField[]): IndexPlan | undefined {
+function planIndex(indexes: LiveIndex[], filter: Filter, sort: SortField[]): IndexPlan | undefined {
   const eq = equalities(filter)
   let best: IndexPlan | undefined
   let bestScore = -1
@@ -150,68 +229,238 @@ function answeredByIndex(filter: Filter, plan: IndexPlan): boolean {
   return paths.length === plan.prefixFields.length && paths.every((path) => plan.prefixFields.includes(path))
 }
 
+/** The index that would answer a query: its equalities, then the sort (or the filter's other fields). */
+function suggestedIndex(filter: Filter, sort: SortField[]): string {
+  const fields = new Map<string, 1 | -1>()
+  for (const path of equalities(filter).keys()) fields.set(path, 1)
+  for (const { path, direction } of sort) if (path !== '_id' || fields.size === 0) fields.set(path, direction)
+  for (const path of Object.keys(filter)) if (!path.startsWith('$') && !fields.has(path)) fields.set(path, 1)
+  return `{ ${[...fields].map(([path, direction]) => `${path}: ${direction}`).join(', ')} }`
+}
+
+/** Text held or scanned by one query, refused past the engine's budget. */
+class Budget {
+  #bytes = 0
+  constructor(
+    readonly limit: number,
+    readonly refusal: () => string,
+  ) {}
+
+  /** Refuses up front when the estimate is already past the budget. */
+  check(estimate: number): void {
+    if (estimate > this.limit) throw new QueryTooLargeError(this.refusal())
+  }
+
+  hold(row: Row): void {
+    this.#bytes += row.json.length
+    if (this.#bytes > this.limit) throw new QueryTooLargeError(this.refusal())
+  }
+}
+
+/** The average size of the collection's records, to estimate what a number of them would hold. */
+function averageSize(engine: Engine, collectionId: number): number {
+  const { count, bytes } = engine.size(collectionId)
+  return count === 0 ? 0 : bytes / count
+}
+
+/** The range of the plan's prefix in its index, `[low, high]`. */
+function prefixRange(plan: IndexPlan): [IndexKey, IndexKey] {
+  const low = [plan.index.id, ...plan.prefix]
+  return [low, [...low, KEY_END]]
+}
+
 /**
- * Counts matching records: `{}` from the database's entry count (one read), a filter of equalities an index prefix answers from
- * the index entries alone (no record is read), anything else by matching records.
+ * Counts matching records: `{}` from the collection's size (one read), a filter of equalities an index prefix
+ * answers from the index entries alone (no record is read), anything else by matching records, refused when
+ * the records to match exceed the budget.
  */
-export function countRecords(engine: Engine, collection: string, filter: Filter): number {
+export function* countSteps(engine: Engine, collection: string, filter: Filter, pacer: Pacer): Steps<number> {
+  const meta = engine.collection(collection)
+  if (!meta) return 0
   if (Object.keys(filter).length === 0) {
     engine.stats.reads++
-    return engine.recordCount(collection)
+    return engine.size(meta.id).count
   }
   const plan = planIndex(engine.indexes(collection), filter, ID_ORDER)
-  if (!plan || !answeredByIndex(filter, plan)) return findRows(engine, collection, filter, { sort: ID_ORDER }).length
-  const range = { start: plan.prefix, end: [...plan.prefix, KEY_END] }
+  const budget = new Budget(
+    engine.queryBudget,
+    () => `count of this filter over this many records needs an index on ${suggestedIndex(filter, [])}`,
+  )
+  if (!plan || !answeredByIndex(filter, plan)) {
+    const candidates = plan ? prefixRange(plan) : undefined
+    budget.check(
+      candidates
+        ? engine.entries.getKeysCount({ start: candidates[0], end: candidates[1] }) * averageSize(engine, meta.id)
+        : engine.size(meta.id).bytes,
+    )
+    const matcher = compileFilter(filter)
+    let count = 0
+    const rows = candidates
+      ? load(engine, meta.id, plan as IndexPlan, candidates, false, pacer)
+      : scan(engine, meta.id, false, undefined, pacer)
+    for (const row of rows) {
+      if (row === PAUSE) yield PAUSE
+      else if (matcher.test(row.record)) count++
+    }
+    return count
+  }
+  const [start, end] = prefixRange(plan)
   if (!plan.dedupe) {
-    const count = engine.index(collection, plan.index.spec.name).getKeysCount(range)
+    const count = engine.entries.getKeysCount({ start, end })
     engine.stats.reads += count
     return count
   }
   const ids = new Set<string>()
-  for (const { id } of entries(engine, collection, plan.index, range)) {
+  for (const entry of entries(engine, plan.index, { start, end }, pacer)) {
+    if (entry === PAUSE) {
+      yield PAUSE
+      continue
+    }
     engine.stats.reads++
-    ids.add(id)
+    ids.add(entry.id)
   }
   return ids.size
+}
+
+/** The collection's records in `_id` order, from past `after` (exclusive). */
+function* scan(
+  engine: Engine,
+  collectionId: number,
+  reverse: boolean,
+  after: string | undefined,
+  pacer: Pacer,
+): Generator<Row | typeof PAUSE> {
+  const options: RangeOptions =
+    after === undefined
+      ? reverse
+        ? { start: [collectionId + 1], end: [collectionId], reverse }
+        : { start: [collectionId], end: [collectionId + 1] }
+      : { start: [collectionId, after], end: reverse ? [collectionId] : [collectionId + 1], reverse }
+  for (const entry of range(engine.records, options, pacer, false)) {
+    if (entry === PAUSE) {
+      yield PAUSE
+      continue
+    }
+    engine.stats.reads++
+    const id = entry.key[1]
+    if (id !== after) yield new Row(id, entry.value as string)
+  }
+}
+
+/**
+ * Records in index order from `start`. Past `afterId`: a unique index's key holds no `_id`, so an entry of
+ * another record at `start` itself (with `after`'s values, `after` not being in a partial index) is past
+ * `after` only when its `_id` is.
+ */
+function* load(
+  engine: Engine,
+  collectionId: number,
+  plan: IndexPlan,
+  [start, end]: [IndexKey, IndexKey],
+  reverse: boolean,
+  pacer: Pacer,
+  afterId?: string,
+): Generator<Row | typeof PAUSE> {
+  const seen = plan.dedupe ? new Set<string>() : undefined
+  let first = true
+  for (const entry of entries(engine, plan.index, { start, end, reverse }, pacer)) {
+    if (entry === PAUSE) {
+      yield PAUSE
+      continue
+    }
+    const { key, id } = entry
+    engine.stats.reads++
+    const atStart = first && afterId !== undefined && sameKey(key, start)
+    first = false
+    if (afterId !== undefined && (id === afterId || (atStart && (reverse ? id > afterId : id < afterId)))) continue
+    if (seen) {
+      if (seen.has(id)) continue
+      seen.add(id)
+    }
+    const row = read(engine, collectionId, id)
+    if (row) yield row
+  }
+}
+
+function read(engine: Engine, collectionId: number, id: string): Row | undefined {
+  engine.stats.reads++
+  const json = engine.records.get([collectionId, id])
+  return json === undefined ? undefined : new Row(id, json)
 }
 
 /**
  * Answers a find from the cheapest source: an index whose order is the requested one (about `skip + limit`
  * entries read), a primary-key range under the `_id` order, an index narrowing the candidates by an equality
  * prefix, or else a scan. Every candidate is re-checked against the whole filter, unless the index answers it.
+ * A sort no index serves holds every match in memory, within the budget; so does a `skip`, estimated up front.
  */
-export function findRows(engine: Engine, collection: string, filter: Filter, options: RowPageOptions): Row[] {
-  const records = engine.records(collection)
+export function* findSteps(
+  engine: Engine,
+  collection: string,
+  filter: Filter,
+  options: RowPageOptions,
+  pacer: Pacer,
+  budgeted = true,
+): Steps<Row[]> {
+  const meta = engine.collection(collection)
+  if (!meta) return []
+  const collectionId = meta.id
   const { sort, after } = options
-  /** For the pages built in memory, which compare `after`'s values; the `_id` order needs only its `_id`. */
-  const inMemory = (): PageOptions => ({ ...options, after: after?.record })
   let match: Matcher | undefined
   const skip = options.skip ?? 0
   const wanted = options.limit === undefined ? Infinity : skip + options.limit
+  const limit = budgeted ? engine.queryBudget : Infinity
+  if (skip > 0 && skip * averageSize(engine, collectionId) > limit) {
+    throw new QueryTooLargeError(`skip ${skip} is past the query budget: page with \`after\` instead`)
+  }
 
   const matchesAll = Object.keys(filter).length === 0
   /** Pages off candidates already in order; `exact` when the candidates are the matches (no re-check, no decoding). */
-  const take = (candidates: Iterable<Row>, exact = matchesAll): Row[] => {
+  const take = function* (candidates: Iterable<Row | typeof PAUSE>, exact = matchesAll): Steps<Row[]> {
     const page: Row[] = []
+    let passed = 0
     for (const row of candidates) {
-      if (page.length >= wanted) break
-      if (exact || (match ??= compileFilter(filter)).test(row.record)) page.push(row)
+      if (row === PAUSE) {
+        yield PAUSE
+        continue
+      }
+      if (page.length + passed >= wanted) break
+      if (exact || (match ??= compileFilter(filter)).test(row.record)) {
+        if (passed < skip) passed++
+        else page.push(row)
+      }
     }
-    return page.slice(skip)
+    return page
   }
-  const read = (id: string): Row | undefined => {
-    engine.stats.reads++
-    const json = records.get(id)
-    return json === undefined ? undefined : new Row(id, json)
+  /** Holds every match, within the budget, then sorts and pages them. */
+  const inMemory = function* (candidates: Iterable<Row | typeof PAUSE>, estimate: number): Steps<Row[]> {
+    const budget = new Budget(limit, () => {
+      const sorted = sort.filter(({ path }) => path !== '_id').map(({ path }) => `\`${path}\``)
+      return `${sorted.length > 0 ? `sort on ${sorted.join(', ')}` : 'this query'} needs an index on ${suggestedIndex(filter, sort)}`
+    })
+    budget.check(estimate)
+    const matcher = compileFilter(filter)
+    const matching: Row[] = []
+    for (const row of candidates) {
+      if (row === PAUSE) {
+        yield PAUSE
+        continue
+      }
+      if (!matcher.test(row.record)) continue
+      budget.hold(row)
+      matching.push(row)
+    }
+    return sortInMemory(matching, { ...options, after: after?.record }, recordOf)
   }
 
   if (typeof filter._id === 'string') {
-    const row = read(filter._id)
+    const row = read(engine, collectionId, filter._id)
     if (!after && skip === 0 && Object.keys(filter).length === 1) return row && wanted > 0 ? [row] : []
     // The read answered the `_id` term. Matching the rest alone compiles one filter for all ids, not one per id.
     const rest: Filter = { ...filter }
     delete rest._id
-    return pageInMemory(row ? [row] : [], rest, inMemory(), recordOf)
+    const matching = row && compileFilter(rest).test(row.record) ? [row] : []
+    return sortInMemory(matching, { ...options, after: after?.record }, recordOf)
   }
 
   const plan = planIndex(engine.indexes(collection), filter, sort)
@@ -219,55 +468,23 @@ export function findRows(engine: Engine, collection: string, filter: Filter, opt
   // Under the `_id` order, a page off the primary key reads about `skip + limit` records too; an unordered
   // index plan would read every candidate, so it only pays when every match is wanted anyway.
   if (idOrder && !(plan && (plan.ordered || options.limit === undefined))) {
-    const reverse = sort[0]?.direction === -1
-    return take(
-      (function* () {
-        for (const { key, value } of records.getRange(after ? { start: after.id, reverse } : { reverse })) {
-          engine.stats.reads++
-          if (key !== after?.id) yield new Row(key, value)
-        }
-      })(),
-    )
+    return yield* take(scan(engine, collectionId, sort[0]?.direction === -1, after?.id, pacer))
   }
 
   if (!plan) {
-    return pageInMemory(
-      (function* () {
-        for (const { key, value } of records.getRange()) {
-          engine.stats.reads++
-          yield new Row(key, value)
-        }
-      })(),
-      filter,
-      inMemory(),
-      recordOf,
+    return yield* inMemory(
+      scan(engine, collectionId, false, undefined, pacer),
+      matchesAll ? engine.size(collectionId).bytes : 0,
     )
   }
 
-  /**
-   * Records in index order from `start`. Past `afterId`: a unique index's key holds no `_id`, so an entry of
-   * another record at `start` itself (with `after`'s values, `after` not being in a partial index) is past
-   * `after` only when its `_id` is.
-   */
-  const load = function* (start: IndexKey, end: IndexKey, reverse: boolean, afterId?: string): Generator<Row> {
-    const seen = plan.dedupe ? new Set<string>() : undefined
-    let first = true
-    for (const { key, id } of entries(engine, collection, plan.index, { start, end, reverse })) {
-      engine.stats.reads++
-      const atStart = first && afterId !== undefined && sameKey(key, start)
-      first = false
-      if (afterId !== undefined && (id === afterId || (atStart && (reverse ? id > afterId : id < afterId)))) continue
-      if (seen) {
-        if (seen.has(id)) continue
-        seen.add(id)
-      }
-      const row = read(id)
-      if (row) yield row
-    }
-  }
-  const low = plan.prefix
-  const high = [...plan.prefix, KEY_END]
-  if (!plan.ordered) return pageInMemory(load(low, high, false), filter, inMemory(), recordOf)
+  const [low, high] = prefixRange(plan)
+  // An estimate from the range's size, when the index answers the filter (every entry is a match).
+  const estimate = (): number =>
+    answeredByIndex(filter, plan)
+      ? engine.entries.getKeysCount({ start: low, end: high }) * averageSize(engine, collectionId)
+      : 0
+  if (!plan.ordered) return yield* inMemory(load(engine, collectionId, plan, [low, high], false, pacer), estimate())
   // Entries and records are read in one snapshot, so when the prefix answers the filter every candidate matches.
   const exact = answeredByIndex(filter, plan)
   // Equalities on every field of a unique index name at most one record (a lookup by `externalId`, by name):
@@ -280,11 +497,15 @@ export function findRows(engine: Engine, collection: string, filter: Filter, opt
   ) {
     if (skip > 0 || wanted === 0) return []
     engine.stats.reads++
-    const id = engine.index(collection, plan.index.spec.name).get(low)
-    const row = typeof id === 'string' ? read(id) : undefined
+    const id = engine.entries.get(low)
+    const row = typeof id === 'string' ? read(engine, collectionId, id) : undefined
     return row ? [row] : []
   }
-  if (!after) return plan.reverse ? take(load(high, low, true), exact) : take(load(low, high, false), exact)
+  if (!after) {
+    return yield* plan.reverse
+      ? take(load(engine, collectionId, plan, [high, low], true, pacer), exact)
+      : take(load(engine, collectionId, plan, [low, high], false, pacer), exact)
+  }
 
   // Matches tie on the prefix fields, so `after` sits in the range when it holds the filter's values on
   // those the sort names; its place there is given by its values on the remaining fields, then `_id`.
@@ -294,13 +515,15 @@ export function findRows(engine: Engine, collection: string, filter: Filter, opt
   const afterInRange = plan.prefixFields.every(
     (path, i) =>
       !sorted.has(path) ||
-      JSON.stringify(sortKey(getPath(afterRecord, path))) === JSON.stringify(low.slice(2 * i, 2 * i + 2)),
+      JSON.stringify(sortKey(getPath(afterRecord, path))) === JSON.stringify(plan.prefix.slice(2 * i, 2 * i + 2)),
   )
-  if (!afterInRange) return pageInMemory(load(low, high, false), filter, inMemory(), recordOf)
+  if (!afterInRange) return yield* inMemory(load(engine, collectionId, plan, [low, high], false, pacer), estimate())
   const values = [
     ...low,
     ...valuesKey(fields.slice(plan.prefixFields.length).map((path) => getPath(afterRecord, path))),
   ]
   const from = keyedByValues(plan.index) ? values : [...values, after.id]
-  return plan.reverse ? take(load(from, low, true, after.id), exact) : take(load(from, high, false, after.id), exact)
+  return yield* plan.reverse
+    ? take(load(engine, collectionId, plan, [from, low], true, pacer, after.id), exact)
+    : take(load(engine, collectionId, plan, [from, high], false, pacer, after.id), exact)
 }

@@ -1,9 +1,10 @@
-import type {
-  ClientSession,
-  Collection as DriverCollection,
-  Document,
-  Filter as DriverFilter,
-  Sort as DriverSort,
+import {
+  MongoServerError,
+  type ClientSession,
+  type Collection as DriverCollection,
+  type Document,
+  type Filter as DriverFilter,
+  type Sort as DriverSort,
 } from 'mongodb'
 import { isModifier } from '../apply-update.js'
 import { ConflictError, InvalidQueryError } from '../errors.js'
@@ -14,6 +15,7 @@ import type {
   Collection,
   Filter,
   FindOptions,
+  IndexInfo,
   IndexSpec,
   Projection,
   RecordText,
@@ -21,9 +23,10 @@ import type {
   Update,
   UpdateOptions,
 } from '../port.js'
-import { ignoreCode, mapDuplicate } from './mongo-errors.js'
+import { ignoreCode, mapDuplicate, mapQueryErrors } from './mongo-errors.js'
 
 type Doc = Document & { _id: string }
+const NAMESPACE_NOT_FOUND = 26
 const INDEX_NOT_FOUND = 27
 /** "The first match" of updateOne/deleteOne, as on the embedded adapter. */
 const FIRST: DriverSort = { _id: 1 }
@@ -43,13 +46,15 @@ export class MongoCollection<T extends StoredRecord> implements Collection<T> {
       if (!after) throw new InvalidQueryError(`after: no record ${options.after}`)
       query = { $and: [filter, afterFilter(sort, after)] }
     }
+    // No spilling to disk (the server's default since 6.0): a sort no index serves stays within Mongo's memory
+    // limit, or is refused as the embedded adapter refuses it.
     const cursor = this.collection
-      .find(query as DriverFilter<Doc>, { session: this.session })
+      .find(query as DriverFilter<Doc>, { session: this.session, allowDiskUse: false })
       .sort(sort.map(({ path, direction }): [string, 1 | -1] => [path, direction]))
     if (options.skip) cursor.skip(options.skip)
     if (options.limit !== undefined) cursor.limit(options.limit)
     if (options.projection && Object.keys(options.projection).length > 0) cursor.project(options.projection)
-    return (await cursor.toArray()) as T[]
+    return (await mapQueryErrors(() => cursor.toArray())) as T[]
   }
 
   async findText(filter: Filter, options: Omit<FindOptions, 'projection'> = {}): Promise<RecordText[]> {
@@ -107,6 +112,26 @@ export class MongoCollection<T extends StoredRecord> implements Collection<T> {
 
   async dropIndex(name: string): Promise<void> {
     await ignoreCode(INDEX_NOT_FOUND, () => this.collection.dropIndex(name))
+  }
+
+  /** `listIndexes` lists finished builds only: each is ready. */
+  async indexes(): Promise<IndexInfo[]> {
+    const listed = await this.collection
+      .listIndexes({ session: this.session })
+      .toArray()
+      .catch((error: unknown) => {
+        if (error instanceof MongoServerError && error.code === NAMESPACE_NOT_FOUND) return []
+        throw error
+      })
+    return listed
+      .filter((index) => index.name !== '_id_')
+      .map((index) => ({
+        name: index.name as string,
+        fields: index.key as IndexSpec['fields'],
+        ...(index.unique === true ? { unique: true } : {}),
+        ...(index.partialFilterExpression ? { partial: index.partialFilterExpression as Filter } : {}),
+        state: 'ready' as const,
+      }))
   }
 
   #guard(filter: Filter, options: UpdateOptions | undefined): DriverFilter<Doc> {

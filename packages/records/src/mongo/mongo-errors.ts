@@ -1,5 +1,5 @@
 import { MongoServerError } from 'mongodb'
-import { DuplicateKeyError, ParallelArraysError } from '../errors.js'
+import { DuplicateKeyError, ParallelArraysError, QueryTooLargeError } from '../errors.js'
 
 const DUPLICATE_KEY = 11000
 /** "cannot index parallel arrays [a] [b]" */
@@ -17,6 +17,23 @@ export async function mapDuplicate<R>(call: () => Promise<R>): Promise<R> {
     if (error instanceof MongoServerError && error.code === PARALLEL_ARRAYS) {
       const fields = [...error.message.matchAll(/\[(\w[^\]]*)\]/g)].map((match) => match[1] ?? '')
       throw new ParallelArraysError('unknown', fields)
+    }
+    throw error
+  }
+}
+
+/** A blocking sort past the server's memory limit (292 since 4.4; 16819 and 16820 before). */
+const SORT_MEMORY = new Set([292, 16819, 16820])
+
+/** Runs a driver query, turning the server's refusal of a sort past its memory limit into `QueryTooLargeError`. */
+export async function mapQueryErrors<R>(call: () => Promise<R>): Promise<R> {
+  try {
+    return await call()
+  } catch (error) {
+    if (error instanceof MongoServerError && typeof error.code === 'number' && SORT_MEMORY.has(error.code)) {
+      throw new QueryTooLargeError('this sort needs more memory than the server allows: add an index on the sort', {
+        cause: error,
+      })
     }
     throw error
   }
