@@ -1,4 +1,6 @@
+import { mkdir } from 'node:fs/promises'
 import { join } from 'node:path'
+import { open } from 'lmdb'
 import { StoreUnavailableError } from '../errors.js'
 import type { Collection, RecordStore, StoredRecord, Transaction } from '../port.js'
 import { EmbeddedCollection } from './embedded-collection.js'
@@ -9,6 +11,12 @@ export interface EmbeddedRecordStore extends RecordStore {
   /** Records and index entries read so far; lets tests see whether a query used an index. */
   readonly stats: { readonly reads: number }
   /**
+   * Writes a consistent copy of the store into another data dir (one lmdb read transaction: every commit before
+   * it and none after), while this and other processes keep reading and writing. `openEmbeddedStore(dataDir)`
+   * opens the copy. The data dir must not hold a store yet.
+   */
+  backup(dataDir: string): Promise<void>
+  /**
    * Resolves once the records and index entries of dropped collections and indexes are deleted: a drop removes
    * them for readers at once and leaves their deletion to a background sweep.
    */
@@ -17,9 +25,23 @@ export interface EmbeddedRecordStore extends RecordStore {
 
 /** The embedded adapter: lmdb under `<dataDir>/records`, shareable by several processes. */
 export function openEmbeddedStore(dataDir: string, options: EngineOptions = {}): EmbeddedRecordStore {
-  const engine = new Engine(join(dataDir, 'records'), options)
+  const path = join(dataDir, 'records')
+  const engine = new Engine(path, options)
   return {
     stats: engine.stats,
+    async backup(target: string): Promise<void> {
+      const copy = join(target, 'records')
+      await mkdir(copy, { recursive: true })
+      // lmdb-js shares one environment per file within a process and counts its openers: this handle is the
+      // engine's environment, and closing it leaves the engine's open. Read-only: with size options the open
+      // takes the write lock, and deadlocks against a write of this process in flight.
+      const env = open({ path, readOnly: true })
+      try {
+        await env.backup(copy, false)
+      } finally {
+        await env.close()
+      }
+    },
     collection<T extends StoredRecord = StoredRecord>(name: string): Collection<T> {
       return new EmbeddedCollection<T>(engine, name)
     },
