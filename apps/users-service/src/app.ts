@@ -4,13 +4,15 @@ import { recordsIdentity } from '@quire/identity'
 import type { RecordStore } from '@quire/records'
 import { ensureUsersIndexes } from './collections.js'
 import type { UsersConfig } from './config.js'
+import { RetryLater, schemaError } from './lib/fail.js'
 import { accountsPlugin } from './plugins/accounts.js'
 import { bootstrapPlugin } from './plugins/bootstrap.js'
 import { environmentsPlugin } from './plugins/environments.js'
-import { loginThrottlePlugin } from './plugins/login-throttle.js'
+import { housekeepingPlugin } from './plugins/housekeeping.js'
 import { longLivedTokensPlugin } from './plugins/long-lived-tokens.js'
-import { mailerPlugin } from './plugins/mailer.js'
+import { mailerPlugin, type MailTransport } from './plugins/mailer.js'
 import { passwordResetPlugin } from './plugins/password-reset.js'
+import { throttlePlugin } from './plugins/throttle.js'
 import { twoFactorPlugin } from './plugins/two-factor.js'
 import { usersRepositoryPlugin } from './plugins/users-repository.js'
 import { authRoutes } from './routes/auth.js'
@@ -25,18 +27,27 @@ export interface UsersAppOptions {
   config: UsersConfig
   /**
    * Epoch ms for TOTP steps, reset token expiry and login throttle windows (tests pass a fixed clock).
-   * Access token issue times stay on the real clock, as the auth plugin's checks are.
+   * Access token issue times and long-lived token expiries stay on the real clock, as the auth plugin's checks are.
    */
   now?: () => number
+  /** Where mails are handed over instead of SMTP (tests). */
+  mailTransport?: MailTransport
 }
 
 /** The users service: accounts, login, tokens, password reset, 2FA, environments. Never listens itself. */
-export const app: FastifyPluginAsync<UsersAppOptions> = async (fastify, { store, keys, config, now = Date.now }) => {
+export const app: FastifyPluginAsync<UsersAppOptions> = async (fastify, options) => {
+  const { store, keys, config, now = Date.now } = options
   await ensureUsersIndexes(store)
+  // Validation errors keep Ajv's text as `description`; people read the contracts' plain `userDescription`.
+  fastify.setSchemaErrorFormatter(schemaError)
+  fastify.addHook('onError', async function retryAfterHeader(_request, reply, error) {
+    if (error instanceof RetryLater) reply.header('retry-after', String(error.retryAfter))
+  })
   await fastify.register(authPlugin, {
     keys,
     identity: recordsIdentity(store),
     accessTokenTtl: config.QUIRE_ACCESS_TOKEN_TTL,
+    callerRateLimitPerMinute: config.QUIRE_CALLER_RATE_LIMIT_PER_MINUTE,
   })
 
   await fastify.register(bootstrapPlugin, {
@@ -47,18 +58,36 @@ export const app: FastifyPluginAsync<UsersAppOptions> = async (fastify, { store,
   })
   await fastify.register(usersRepositoryPlugin, { store })
   await fastify.register(environmentsPlugin, { store })
-  await fastify.register(longLivedTokensPlugin, { store })
-  await fastify.register(loginThrottlePlugin, {
+  await fastify.register(longLivedTokensPlugin, {
+    store,
+    defaultDays: config.QUIRE_LONG_LIVED_TOKEN_DAYS,
+    maxDays: config.QUIRE_LONG_LIVED_TOKEN_MAX_DAYS,
+  })
+  await fastify.register(throttlePlugin, { store, now })
+  await fastify.register(twoFactorPlugin, { issuer: config.QUIRE_TOTP_ISSUER, now })
+  await fastify.register(accountsPlugin, {
     store,
     maxPerAccount: config.QUIRE_LOGIN_MAX_FAILURES_PER_ACCOUNT,
     maxPerAddress: config.QUIRE_LOGIN_MAX_FAILURES_PER_ADDRESS,
     windowSeconds: config.QUIRE_LOGIN_WINDOW_SECONDS,
+  })
+  await fastify.register(mailerPlugin, {
+    store,
+    smtpUrl: config.QUIRE_SMTP_URL,
+    from: config.QUIRE_MAIL_FROM,
+    retentionSeconds: config.QUIRE_MAIL_RETENTION_SECONDS,
+    now,
+    transport: options.mailTransport,
+  })
+  await fastify.register(passwordResetPlugin, {
+    store,
+    ttlSeconds: config.QUIRE_RESET_TOKEN_TTL,
+    maxPerAccount: config.QUIRE_RESET_MAX_PER_ACCOUNT,
+    maxPerAddress: config.QUIRE_RESET_MAX_PER_ADDRESS,
+    windowSeconds: config.QUIRE_RESET_WINDOW_SECONDS,
     now,
   })
-  await fastify.register(twoFactorPlugin, { issuer: config.QUIRE_TOTP_ISSUER, now })
-  await fastify.register(accountsPlugin, { store })
-  await fastify.register(mailerPlugin, { store, smtpUrl: config.QUIRE_SMTP_URL, from: config.QUIRE_MAIL_FROM })
-  await fastify.register(passwordResetPlugin, { store, ttlSeconds: config.QUIRE_RESET_TOKEN_TTL, now })
+  await fastify.register(housekeepingPlugin, { store, intervalSeconds: config.QUIRE_PURGE_INTERVAL_SECONDS, now })
 
   const auth = { accessTokenTtl: config.QUIRE_ACCESS_TOKEN_TTL }
   await fastify.register(authRoutes, { ...auth, prefix: PREFIXES.auth })

@@ -5,7 +5,7 @@ import {
   type IdentityTokenRecord,
   type IdentityUserRecord,
 } from '@quire/identity'
-import { defineCollection, ensureIndexes, type RecordStore } from '@quire/records'
+import { defineCollection, ensureIndexes, type IndexSpec, type RecordStore } from '@quire/records'
 
 type IdentityAuthentication = IdentityUserRecord['authentication']
 
@@ -47,35 +47,52 @@ export interface EnvironmentRecord extends IdentityEnvironmentRecord {
   _createdByUserId: string
 }
 
-/** Failed logins of one key (an account or a client address) in the current window. */
-export interface LoginFailureRecord {
-  /** `account:<id or name>` or `address:<ip>`. */
+/**
+ * Attempts reserved by one key in its current window (login: `login-account:<id or name>`,
+ * `login-address:<ip>`; password reset: `reset-account:...`, `reset-address:...`). Purged once expired.
+ */
+export interface ThrottleRecord {
   _id: string
   count: number
-  /** Epoch ms. */
+  /** Epoch ms of the service clock. */
   windowStart: number
+  /** Epoch ms: the window's end, when the purge removes the record. */
+  expiresAt: number
   [field: string]: unknown
 }
 
-/** A pending password reset: only the hash of the token. */
+/**
+ * A password reset: only the hash of the token. `userId` is null for a request that matched no account: it is
+ * written all the same, so known and unknown accounts cost the same work, and no token can ever confirm it.
+ */
 export interface PasswordResetRecord {
   _id: string
-  userId: string
+  userId: string | null
   tokenHash: string
-  /** Epoch ms of the service clock. */
+  /** Epoch ms of the service clock; the purge removes the record then. */
   expiresAt: number
   _createdOn: string
   [field: string]: unknown
 }
 
-/** A mail as kept in the outbox: the record of what was sent, and what a deployment without SMTP reads. */
+/**
+ * A mail in the outbox. `text` holds the full mail (with its reset token) only while `queued`: once handed to
+ * SMTP it is replaced by `redactedText`. `discarded`: a reset that matched no account (nothing is sent).
+ */
 export interface OutboxRecord {
   _id: string
   from: string
   to: string
   subject: string
   text: string
-  status: 'queued' | 'sent' | 'failed'
+  /** The text without its secret: what stays once the mail is handed over (or given up). */
+  redactedText?: string
+  status: 'queued' | 'sent' | 'failed' | 'discarded'
+  /** Delivery attempts made, and when the next may be made (epoch ms). */
+  attempts: number
+  nextAttemptAt: number
+  /** Epoch ms: when the purge removes the record. */
+  expiresAt: number
   _createdOn: string
   [field: string]: unknown
 }
@@ -90,6 +107,9 @@ export interface AuditRecord {
   _createdOn: string
   [field: string]: unknown
 }
+
+/** The purge (plugins/housekeeping.ts) finds expired records through this index, never by a scan. */
+const EXPIRES_AT: IndexSpec = { name: 'expiresAt', fields: { expiresAt: 1 } }
 
 /**
  * Every collection the users service owns. `users`, `long_lived_tokens` and `environments` are read by every
@@ -110,12 +130,16 @@ export const COLLECTIONS = {
     IDENTITY_COLLECTIONS.environments.name,
     IDENTITY_COLLECTIONS.environments.indexes,
   ),
-  loginFailures: defineCollection<LoginFailureRecord>('login_failures'),
+  throttles: defineCollection<ThrottleRecord>('throttles', [EXPIRES_AT]),
   passwordResets: defineCollection<PasswordResetRecord>('password_resets', [
     { name: 'tokenHash', fields: { tokenHash: 1 }, unique: true },
     { name: 'userId', fields: { userId: 1 } },
+    EXPIRES_AT,
   ]),
-  mailOutbox: defineCollection<OutboxRecord>('mail_outbox'),
+  mailOutbox: defineCollection<OutboxRecord>('mail_outbox', [
+    EXPIRES_AT,
+    { name: 'delivery', fields: { status: 1, nextAttemptAt: 1 } },
+  ]),
   auditLog: defineCollection<AuditRecord>('audit_log'),
 } as const
 

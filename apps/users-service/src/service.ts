@@ -19,3 +19,7 @@ export const service: ServiceManifest<UsersAppOptions> = {
 
 export { UsersConfigSchema, type UsersConfig } from './config.js'
 export type { UsersAppOptions } from './app.js'
+// For the `quire` command (apps/cli), which writes accounts as this service does.
+export { COLLECTIONS as USERS_COLLECTIONS, ensureUsersIndexes, type UserRecord } from './collections.js'
+export { hashPassword } from './lib/passwords.js'
+export { usersRepositoryPlugin } from './plugins/users-repository.js'

@@ -29,3 +29,34 @@ export const ERROR_STATUS = {
 export type ErrorCode = keyof typeof ERROR_STATUS
 
 export const ERROR_CODES = Object.keys(ERROR_STATUS) as ErrorCode[]
+
+/**
+ * What each code means to a person using an app: the `userDescription` an error carries unless its thrower gives
+ * a more precise one. Plain language, no field paths, patterns or internals (those stay in `description`).
+ */
+export const USER_DESCRIPTIONS: Readonly<Record<ErrorCode, string>> = {
+  environment_id_missing: 'No environment was selected',
+  validation_error: 'Some of the information sent is missing or not valid; please check it and try again',
+  invalid_query: 'The search could not be understood; please check it and try again',
+  invalid_value_path: 'A field named in the request does not exist or cannot be used here',
+  parallel_arrays: 'Two fields indexed together both hold lists; only one of them may be a list',
+  unauthorized: 'Please sign in again',
+  two_factor_required: 'Please enter the code from your authenticator app',
+  forbidden: 'You are not allowed to do this',
+  document_definition_not_found_for_id_or_name: 'This kind of document does not exist',
+  document_not_found: 'This document does not exist or was deleted',
+  user_not_found: 'This user does not exist',
+  attachment_not_found: 'This attachment does not exist or was deleted',
+  package_not_found: 'This package does not exist',
+  token_not_found: 'This token does not exist or was already revoked',
+  not_found: 'Nothing was found at this address',
+  duplicate_external_id: 'Another document already uses this external id',
+  duplicate_name: 'This name is already taken',
+  duplicate_username: 'This username is already taken',
+  precondition_failed: 'Someone changed this in the meantime; reload it and try again',
+  payload_too_large: 'What you sent is too large',
+  unsupported_media_type: 'This kind of content is not accepted here',
+  rate_limited: 'Too many attempts; please wait a moment and try again',
+  internal_error: 'Something went wrong on our side; please try again later',
+  service_unavailable: 'The service is busy or unavailable; please try again in a moment',
+}

@@ -95,10 +95,19 @@ const EntryFields = {
 /** Passwords: long enough to mean something, short enough that hashing them cannot be abused. */
 export const PasswordSchema = Type.String({ minLength: 8, maxLength: 1024 })
 
+/**
+ * A username: no spaces or control characters. It may be an e-mail address (platforms often use one, and accounts
+ * migrated from them keep theirs); login and password reset look an account up by username or e-mail either way.
+ */
+export const UsernameSchema = Type.String({
+  minLength: 1,
+  maxLength: 320,
+  pattern: '^[^\\s\\u0000-\\u001f\\u007f-\\u009f]+$',
+})
+
 export const CreateUserBodySchema = Type.Object(
   {
-    // No `@`, so a username never reads as someone's e-mail address at login.
-    username: Type.String({ minLength: 1, maxLength: 100, pattern: '^[^\\s@\\u0000-\\u001f\\u007f-\\u009f]+$' }),
+    username: UsernameSchema,
     password: Type.Optional(PasswordSchema),
     ...EntryFields,
   },
@@ -142,6 +151,8 @@ export const LongLivedTokenSchema = Type.Object({
   _createdOn: TimestampSchema,
   _createdByUserId: Type.String(),
   expiresOn: Type.Union([TimestampSchema, Type.Null()]),
+  /** When the token was last used, to the minute (null: never). */
+  lastUsedOn: Type.Union([TimestampSchema, Type.Null()]),
 })
 export type LongLivedToken = Static<typeof LongLivedTokenSchema>
 
@@ -156,7 +167,8 @@ export const ResetPasswordBodySchema = Type.Object(
     email: Type.Optional(Type.String({ minLength: 1, maxLength: 320 })),
     username: Type.Optional(Type.String({ minLength: 1, maxLength: 320 })),
   },
-  { additionalProperties: false, minProperties: 1 },
+  // `{}` is accepted and answered like an unknown account: the answer never depends on the input.
+  { additionalProperties: false },
 )
 export type ResetPasswordBody = Static<typeof ResetPasswordBodySchema>
 
@@ -168,11 +180,18 @@ export type ConfirmResetPasswordBody = Static<typeof ConfirmResetPasswordBodySch
 
 /** The same answer whether or not an account matched: no account probing. */
 export const ResetPasswordResultSchema = Type.Object({ requested: Type.Literal(true) })
-export const ConfirmResetPasswordResultSchema = Type.Object({ userId: IdSchema })
+/** How many long-lived tokens of the user a reset revoked (a reset ends every credential of the account). */
+const RevokedCount = { revokedLongLivedTokens: Type.Integer({ minimum: 0 }) }
+export const ConfirmResetPasswordResultSchema = Type.Object({ userId: IdSchema, ...RevokedCount })
 
 export const TwoFactorSetupSchema = Type.Object({ secret: Type.String(), uri: Type.String() })
+/** The signed-in user's current password: asked again before any change to how the account is secured. */
+const CurrentPassword = { password: Type.String({ minLength: 1, maxLength: 1024 }) }
+export const CurrentPasswordBodySchema = Type.Object(CurrentPassword, { additionalProperties: false })
+export type CurrentPasswordBody = Static<typeof CurrentPasswordBodySchema>
+
 export const TwoFactorEnableBodySchema = Type.Object(
-  { code: Type.String({ pattern: '^[0-9]{6}$' }) },
+  { code: Type.String({ pattern: '^[0-9]{6}$' }), ...CurrentPassword },
   { additionalProperties: false },
 )
 export type TwoFactorEnableBody = Static<typeof TwoFactorEnableBodySchema>
@@ -180,4 +199,24 @@ export const TwoFactorEnabledSchema = Type.Object({ recoveryCodes: Type.Array(Ty
 
 export const ResetTwoFactorBodySchema = Type.Object({ userId: IdSchema }, { additionalProperties: false })
 export type ResetTwoFactorBody = Static<typeof ResetTwoFactorBodySchema>
-export const ResetTwoFactorResultSchema = Type.Object({ userId: IdSchema, twoFactorEnabled: Type.Literal(false) })
+export const ResetTwoFactorResultSchema = Type.Object({
+  userId: IdSchema,
+  twoFactorEnabled: Type.Literal(false),
+  ...RevokedCount,
+})
+export const TwoFactorDisabledSchema = Type.Object({ twoFactorEnabled: Type.Literal(false) })
+
+/** `POST /auth/password`: the signed-in user changes its password. */
+export const ChangePasswordBodySchema = Type.Object(
+  { ...CurrentPassword, newPassword: PasswordSchema },
+  { additionalProperties: false },
+)
+export type ChangePasswordBody = Static<typeof ChangePasswordBodySchema>
+/** Every other session ends: the answer carries a fresh access token for the caller's own. */
+export const PasswordChangedSchema = Type.Object({
+  ...LoginResultSchema.properties,
+  ...RevokedCount,
+})
+
+/** `POST /auth/sign-out-everywhere`: every access token of the user issued until now is refused. */
+export const SignedOutSchema = Type.Object({ signedOut: Type.Literal(true) })

@@ -2,10 +2,10 @@ import fp from 'fastify-plugin'
 import type { FastifyInstance } from 'fastify'
 import type { Caller, Scope } from '@quire/auth'
 import { newObjectId, type RecordStore } from '@quire/records'
-import { fail } from '@quire/service-kit'
 import { COLLECTIONS, type UserRecord } from '../collections.js'
-import { verifyPassword } from '../lib/passwords.js'
-import type { LoginThrottle } from './login-throttle.js'
+import { fail, RetryLater } from '../lib/fail.js'
+import { hashPassword, verifyPassword } from '../lib/passwords.js'
+import type { Throttle } from './throttle.js'
 import type { TwoFactor } from './two-factor.js'
 
 interface LoginRequest {
@@ -15,20 +15,37 @@ interface LoginRequest {
   address: string
 }
 
-/** Either the signed-in user, or how many seconds the throttle asks the client to wait. */
-type LoginOutcome = { userId: string } | { retryAfter: number }
+/** A signed-in user proving it again with its current password, from a client address. */
+interface Proof {
+  userId: string
+  password: string
+  address: string
+}
 
 export interface Accounts {
-  /** Throws `unauthorized` / `two_factor_required` for wrong credentials or a missing or wrong code. */
-  login(request: LoginRequest): Promise<LoginOutcome>
+  /** The user signed in. Throws `unauthorized` / `two_factor_required`, or `RetryLater` past the budget. */
+  login(request: LoginRequest): Promise<{ userId: string }>
   setupTwoFactor(userId: string): Promise<{ secret: string; uri: string }>
-  enableTwoFactor(userId: string, code: string): Promise<{ recoveryCodes: string[] }>
+  /** Turns 2FA on with a code of the pending secret; needs the current password. */
+  enableTwoFactor(proof: Proof, code: string): Promise<{ recoveryCodes: string[] }>
+  /** Turns 2FA off; needs the current password. */
+  disableTwoFactor(proof: Proof): Promise<void>
+  /** New recovery codes replace the old ones; needs the current password and 2FA on. */
+  regenerateRecoveryCodes(proof: Proof): Promise<{ recoveryCodes: string[] }>
   /**
-   * Clears the user's TOTP and recovery codes, ends its sessions, and audits it, all in one transaction. `scope`
-   * is the environment the call names: its administrators may, for its members; without one, only a
-   * super-administrator may, for anyone. Only a super-administrator may for a super-administrator.
+   * Sets a new password, ends every session issued until now and revokes the long-lived tokens; needs the current
+   * password. Returns how many tokens were revoked.
    */
-  resetTwoFactor(userId: string, caller: Caller, scope: Scope | null): Promise<void>
+  changePassword(proof: Proof, newPassword: string): Promise<number>
+  /** Every access token of the user issued until now is refused. */
+  signOutEverywhere(userId: string): Promise<void>
+  /**
+   * Clears the user's TOTP and recovery codes, ends its sessions, revokes its long-lived tokens and audits it, all
+   * in one transaction; returns how many tokens were revoked. A super-administrator may for anyone (`scope`
+   * optional); otherwise an administrator of `scope`'s environment who also administers EVERY environment the
+   * user belongs to (what it resets opens all of them), never for a super-administrator.
+   */
+  resetTwoFactor(userId: string, caller: Caller, scope: Scope | null): Promise<number>
 }
 
 declare module 'fastify' {
@@ -37,12 +54,62 @@ declare module 'fastify' {
   }
 }
 
+interface AccountsOptions {
+  store: RecordStore
+  /** Login attempts per account and per client address, in the store, per window. */
+  maxPerAccount: number
+  maxPerAddress: number
+  windowSeconds: number
+}
+
 /** A valid scrypt hash of nothing anyone knows: unknown users cost as much time as wrong passwords. */
 const DUMMY_HASH = 'scrypt$32768$8$1$AAAAAAAAAAAAAAAAAAAAAA==$AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA='
 
-function accounts(store: RecordStore, throttle: LoginThrottle, twoFactor: TwoFactor): Accounts {
+const TWO_FACTOR_FIELDS = {
+  'authentication.totpSecret': true,
+  'authentication.totpEnabled': true,
+  'authentication.totpLastStep': true,
+  'authentication.recoveryCodeHashes': true,
+} as const
+
+function accounts({ store, ...options }: AccountsOptions, throttle: Throttle, twoFactor: TwoFactor): Accounts {
   const users = COLLECTIONS.users.in(store)
-  const wrongCredentials = () => fail('unauthorized', 'Wrong username or password')
+  const wrongCredentials = () => fail('unauthorized', 'Wrong username or password', 'Wrong username or password')
+  const budgets = (account: string, address: string) => [
+    { key: `login-account:${account}`, max: options.maxPerAccount },
+    { key: `login-address:${address}`, max: options.maxPerAddress },
+  ]
+
+  /**
+   * Checks `password` against `user` (or the dummy hash) within the login budgets: one attempt of the account's and
+   * of the address's is reserved in the store BEFORE the slow hash, so parallel guesses cannot outrun the count.
+   * A wrong password keeps its reservation (it is a failure); the caller settles the others.
+   */
+  async function checkPassword(user: UserRecord | null, account: string, password: string, address: string) {
+    const wait = await throttle.reserve(budgets(account, address), options.windowSeconds)
+    if (wait !== null) throw new RetryLater(wait, 'failed sign-in attempts')
+    return verifyPassword(password, user?.authentication.passwordHash ?? DUMMY_HASH)
+  }
+
+  /** Not a failure after all: its attempts go back (the account's failures are forgotten on a success). */
+  async function settle(account: string, address: string, success: boolean) {
+    const [accountKey, addressKey] = budgets(account, address)
+    if (!accountKey || !addressKey) return
+    if (success) await throttle.clear(accountKey.key)
+    else await throttle.release(accountKey.key)
+    await throttle.release(addressKey.key)
+  }
+
+  /** The signed-in user, when `proof.password` is its password; a wrong one counts as a failed login. */
+  async function proven({ userId, password, address }: Proof): Promise<UserRecord> {
+    const user = await users.findOne({ _id: userId })
+    if (!user) throw fail('unauthorized', 'The token is no longer valid')
+    if (!(await checkPassword(user, user._id, password, address))) {
+      throw fail('forbidden', 'The current password is wrong', 'The current password is not correct')
+    }
+    await settle(user._id, address, true)
+    return user
+  }
 
   /** A TOTP of a step not used yet, or an unused recovery code; consumed by a conditional write. */
   async function checkSecondFactor(user: UserRecord, code: string | undefined): Promise<boolean> {
@@ -61,9 +128,7 @@ function accounts(store: RecordStore, throttle: LoginThrottle, twoFactor: TwoFac
     return (await users.updateOne(filter, { $set: { 'authentication.recoveryCodeHashes': remaining } })) !== null
   }
 
-  async function findEnabledUser(userId: string): Promise<UserRecord> {
-    const user = await users.findOne({ _id: userId })
-    if (!user) throw fail('unauthorized', 'The token is no longer valid')
+  function refuseWhenEnabled(user: UserRecord): void {
     if (user.authentication.totpEnabled) {
       throw fail(
         'forbidden',
@@ -71,38 +136,43 @@ function accounts(store: RecordStore, throttle: LoginThrottle, twoFactor: TwoFac
         'Two-factor authentication is already on; ask an administrator to reset it first',
       )
     }
-    return user
   }
+
+  /** Whether `actor` is an active administrator of every environment `target` belongs to. */
+  const administersAll = (actor: UserRecord | null, target: UserRecord) =>
+    target.environmentIds.every(
+      (id) =>
+        actor?.profile.environments[id]?.administrator === true && actor.profile.environments[id]?.active === true,
+    )
 
   return {
     async login({ username, password, code, address }) {
+      // A username may itself be an e-mail address: the username wins, then the account-level e-mail.
       const user =
         (await users.findOne({ username })) ?? (await users.findOne({ 'globalEmails.address': username.toLowerCase() }))
-      const attempt = { account: user?._id ?? username.toLowerCase(), address }
-      const wait = await throttle.retryAfter(attempt)
-      if (wait !== null) return { retryAfter: wait }
+      const account = user?._id ?? username.toLowerCase()
       // Same answer whichever part was wrong, and a hash is computed either way so timing does not tell.
-      const valid = await verifyPassword(password, user?.authentication.passwordHash ?? DUMMY_HASH)
-      if (!user || !valid) {
-        await throttle.failed(attempt)
-        throw wrongCredentials()
-      }
+      const valid = await checkPassword(user, account, password, address)
+      if (!user || !valid) throw wrongCredentials()
       if (!(await checkSecondFactor(user, code))) {
-        if (code !== undefined) await throttle.failed(attempt)
+        // A missing code is the normal first step of a 2FA login, not a failure; a wrong one is.
+        if (code === undefined) await settle(account, address, false)
         throw fail(
           'two_factor_required',
           code === undefined ? 'A two-factor code is required' : 'The two-factor code is not valid',
         )
       }
-      await throttle.succeeded(attempt)
+      await settle(account, address, true)
       await users.updateOne({ _id: user._id }, { $set: { lastLogin: new Date().toISOString() } })
       return { userId: user._id }
     },
 
     async setupTwoFactor(userId) {
-      const user = await findEnabledUser(userId)
+      const user = await users.findOne({ _id: userId })
+      if (!user) throw fail('unauthorized', 'The token is no longer valid')
+      refuseWhenEnabled(user)
       const setup = twoFactor.setup(user.username)
-      // Pending until enabled with a code from it: a setup nobody finishes changes nothing at login.
+      // Pending until enabled with a code from it (and the password): a setup nobody finishes changes nothing.
       await users.updateOne(
         { _id: userId },
         { $set: { 'authentication.totpSecret': setup.secret, 'authentication.totpEnabled': false } },
@@ -110,15 +180,28 @@ function accounts(store: RecordStore, throttle: LoginThrottle, twoFactor: TwoFac
       return setup
     },
 
-    async enableTwoFactor(userId, code) {
-      const user = await findEnabledUser(userId)
+    async enableTwoFactor(proof, code) {
+      const user = await proven(proof)
+      refuseWhenEnabled(user)
       const secret = user.authentication.totpSecret
-      if (!secret) throw fail('validation_error', 'Two-factor setup has not been started: call /auth/2fa/setup first')
+      if (!secret) {
+        throw fail(
+          'validation_error',
+          'Two-factor setup has not been started: call /auth/2fa/setup first',
+          'Start the two-factor setup first',
+        )
+      }
       const step = twoFactor.verify(secret, code)
-      if (step === null) throw fail('validation_error', 'body/code is not a valid code for the secret being set up')
+      if (step === null) {
+        throw fail(
+          'validation_error',
+          'body/code is not a valid code for the secret being set up',
+          'This code is not valid; enter the current code from your authenticator app',
+        )
+      }
       const { codes, hashes } = twoFactor.recoveryCodes()
       const updated = await users.updateOne(
-        { _id: userId, 'authentication.totpSecret': secret },
+        { _id: proof.userId, 'authentication.totpSecret': secret },
         {
           $set: {
             'authentication.totpEnabled': true,
@@ -131,6 +214,42 @@ function accounts(store: RecordStore, throttle: LoginThrottle, twoFactor: TwoFac
       return { recoveryCodes: codes }
     },
 
+    async disableTwoFactor(proof) {
+      await proven(proof)
+      await users.updateOne({ _id: proof.userId }, { $unset: TWO_FACTOR_FIELDS })
+    },
+
+    async regenerateRecoveryCodes(proof) {
+      const user = await proven(proof)
+      if (!user.authentication.totpEnabled) {
+        throw fail('validation_error', 'Two-factor authentication is off', 'Turn two-factor authentication on first')
+      }
+      const { codes, hashes } = twoFactor.recoveryCodes()
+      await users.updateOne(
+        { _id: proof.userId, 'authentication.totpEnabled': true },
+        { $set: { 'authentication.recoveryCodeHashes': hashes } },
+      )
+      return { recoveryCodes: codes }
+    },
+
+    async changePassword(proof, newPassword) {
+      await proven(proof)
+      const passwordHash = await hashPassword(newPassword)
+      return store.transaction(async (tx) => {
+        await COLLECTIONS.users
+          .in(tx)
+          .updateOne(
+            { _id: proof.userId },
+            { $set: { 'authentication.passwordHash': passwordHash, 'authentication.sessionsValidAfter': Date.now() } },
+          )
+        return COLLECTIONS.longLivedTokens.in(tx).deleteMany({ userId: proof.userId })
+      })
+    },
+
+    async signOutEverywhere(userId) {
+      await users.updateOne({ _id: userId }, { $set: { 'authentication.sessionsValidAfter': Date.now() } })
+    },
+
     async resetTwoFactor(userId, caller, scope) {
       if (scope === null && !caller.superAdministrator) {
         throw fail('environment_id_missing', 'The environment-id header is required', 'No environment was selected')
@@ -138,26 +257,27 @@ function accounts(store: RecordStore, throttle: LoginThrottle, twoFactor: TwoFac
       if (scope !== null && !scope.administrator) {
         throw fail('forbidden', 'This call needs an administrator of the environment')
       }
-      const target = await users.findOne(
-        scope === null ? { _id: userId } : { _id: userId, environmentIds: scope.environmentId },
-      )
+      const [target, actor] = await Promise.all([
+        users.findOne(scope === null ? { _id: userId } : { _id: userId, environmentIds: scope.environmentId }),
+        caller.superAdministrator ? null : users.findOne({ _id: caller.userId }),
+      ])
       if (!target) throw fail('user_not_found', `No user ${userId} in ${scope?.environmentId ?? 'any environment'}`)
-      if (target.isSuperAdministrator && !caller.superAdministrator) {
-        throw fail('forbidden', "Only a super-administrator may reset a super-administrator's 2FA")
+      if (!caller.superAdministrator) {
+        if (target.isSuperAdministrator) {
+          throw fail('forbidden', "Only a super-administrator may reset a super-administrator's 2FA")
+        }
+        if (!administersAll(actor, target)) {
+          throw fail('forbidden', `User ${userId} also belongs to environments the caller does not administer`)
+        }
       }
-      await store.transaction(async (tx) => {
-        await COLLECTIONS.users.in(tx).updateOne(
-          { _id: target._id },
-          {
-            $unset: {
-              'authentication.totpSecret': true,
-              'authentication.totpEnabled': true,
-              'authentication.totpLastStep': true,
-              'authentication.recoveryCodeHashes': true,
-            },
-            $set: { 'authentication.sessionsValidAfter': Date.now() },
-          },
-        )
+      return store.transaction(async (tx) => {
+        await COLLECTIONS.users
+          .in(tx)
+          .updateOne(
+            { _id: target._id },
+            { $unset: TWO_FACTOR_FIELDS, $set: { 'authentication.sessionsValidAfter': Date.now() } },
+          )
+        const revoked = await COLLECTIONS.longLivedTokens.in(tx).deleteMany({ userId: target._id })
         await COLLECTIONS.auditLog.in(tx).insertOne({
           _id: newObjectId(),
           action: 'reset-2FA',
@@ -166,6 +286,7 @@ function accounts(store: RecordStore, throttle: LoginThrottle, twoFactor: TwoFac
           environmentId: scope?.environmentId ?? null,
           _createdOn: new Date().toISOString(),
         })
+        return revoked
       })
     },
   }
@@ -173,12 +294,12 @@ function accounts(store: RecordStore, throttle: LoginThrottle, twoFactor: TwoFac
 
 /** `app.accounts`: signing in (throttled, with the second factor) and the account's own security settings. */
 export const accountsPlugin = fp(
-  async (app: FastifyInstance, { store }: { store: RecordStore }) => {
-    app.decorate('accounts', accounts(store, app.loginThrottle, app.twoFactor))
+  async (app: FastifyInstance, options: AccountsOptions) => {
+    app.decorate('accounts', accounts(options, app.throttle, app.twoFactor))
   },
   {
     name: '@quire/users-accounts',
     fastify: '5.x',
-    dependencies: ['@quire/users-login-throttle', '@quire/users-two-factor'],
+    dependencies: ['@quire/users-throttle', '@quire/users-two-factor'],
   },
 )

@@ -2,7 +2,7 @@ import fp from 'fastify-plugin'
 import type { FastifyInstance } from 'fastify'
 import type { CreateEnvironmentBody, Environment } from '@quire/contracts'
 import { DuplicateKeyError, type RecordStore } from '@quire/records'
-import { fail } from '@quire/service-kit'
+import { fail } from '../lib/fail.js'
 import { COLLECTIONS, type EnvironmentRecord } from '../collections.js'
 
 export interface EnvironmentsRepository {

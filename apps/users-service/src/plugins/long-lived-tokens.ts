@@ -4,12 +4,13 @@ import type { FastifyInstance } from 'fastify'
 import type { CreateLongLivedTokenBody, CreatedLongLivedToken, LongLivedToken } from '@quire/contracts'
 import { hashToken } from '@quire/identity'
 import { newObjectId, type RecordStore } from '@quire/records'
-import { fail } from '@quire/service-kit'
+import { fail } from '../lib/fail.js'
 import { COLLECTIONS, type LongLivedTokenRecord } from '../collections.js'
 
 export interface LongLivedTokensRepository {
   /** Mints a token; the secret is in the answer and nowhere else (only its hash is stored). */
   create(userId: string, body: CreateLongLivedTokenBody, actorId: string): Promise<CreatedLongLivedToken>
+  /** Its tokens, with when each was last used (to the minute). */
   list(userId: string): Promise<LongLivedToken[]>
   /** Deletes the record: every service's auth lookup refuses the token from then on. */
   revoke(userId: string, tokenId: string): Promise<void>
@@ -30,14 +31,33 @@ const toToken = (record: LongLivedTokenRecord): LongLivedToken => ({
   _createdOn: record._createdOn,
   _createdByUserId: record._createdByUserId,
   expiresOn: record.expiresOn,
+  lastUsedOn: record.lastUsedOn ?? null,
 })
 
-function longLivedTokensRepository(store: RecordStore): LongLivedTokensRepository {
+interface LongLivedTokensOptions {
+  store: RecordStore
+  /** Days a token lives when the request names no `expiresOn`, and the most it may name (operator's choice). */
+  defaultDays: number
+  maxDays: number
+}
+
+const DAY_MS = 86_400_000
+
+/** Expiry is checked by every service's auth on the real clock (@quire/identity), so it is set on that clock. */
+function longLivedTokensRepository({ store, defaultDays, maxDays }: LongLivedTokensOptions): LongLivedTokensRepository {
   const tokens = COLLECTIONS.longLivedTokens.in(store)
   return {
     async create(userId, { name, expiresOn }, actorId) {
-      if (expiresOn !== undefined && Date.parse(expiresOn) <= Date.now()) {
-        throw fail('validation_error', 'body/expiresOn must be in the future')
+      const now = Date.now()
+      const latest = now + maxDays * DAY_MS
+      const expires = expiresOn === undefined ? Math.min(now + defaultDays * DAY_MS, latest) : Date.parse(expiresOn)
+      if (expires <= now) throw fail('validation_error', 'body/expiresOn must be in the future')
+      if (expires > latest) {
+        throw fail(
+          'validation_error',
+          `body/expiresOn must be within ${maxDays} days (QUIRE_LONG_LIVED_TOKEN_MAX_DAYS)`,
+          `A token may live at most ${maxDays} days`,
+        )
       }
       const token = newSecret()
       const record = await tokens.insertOne({
@@ -47,7 +67,7 @@ function longLivedTokensRepository(store: RecordStore): LongLivedTokensRepositor
         name: name ?? '',
         _createdOn: new Date().toISOString(),
         _createdByUserId: actorId,
-        expiresOn: expiresOn === undefined ? null : new Date(expiresOn).toISOString(),
+        expiresOn: new Date(expires).toISOString(),
       })
       return { ...toToken(record), token }
     },
@@ -64,10 +84,10 @@ function longLivedTokensRepository(store: RecordStore): LongLivedTokensRepositor
   }
 }
 
-/** `app.longLivedTokens`: bearer secrets that work in every environment of their user until revoked or expired. */
+/** `app.longLivedTokens`: bearer secrets for every environment of their user, until revoked or expired (all expire). */
 export const longLivedTokensPlugin = fp(
-  async (app: FastifyInstance, { store }: { store: RecordStore }) => {
-    app.decorate('longLivedTokens', longLivedTokensRepository(store))
+  async (app: FastifyInstance, options: LongLivedTokensOptions) => {
+    app.decorate('longLivedTokens', longLivedTokensRepository(options))
   },
   { name: '@quire/users-long-lived-tokens', fastify: '5.x' },
 )

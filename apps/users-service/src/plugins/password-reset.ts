@@ -4,16 +4,23 @@ import type { FastifyInstance } from 'fastify'
 import type { ResetPasswordBody } from '@quire/contracts'
 import { hashToken } from '@quire/identity'
 import { newObjectId, type RecordStore } from '@quire/records'
-import { fail } from '@quire/service-kit'
 import { COLLECTIONS, type UserRecord } from '../collections.js'
+import { fail, RetryLater } from '../lib/fail.js'
 import { hashPassword } from '../lib/passwords.js'
-import type { Mailer } from './mailer.js'
+import type { Mail, Mailer } from './mailer.js'
+import type { Throttle } from './throttle.js'
 
 export interface PasswordReset {
-  /** Mails a reset token when an account with an address matches; silent otherwise. */
-  request(body: ResetPasswordBody): Promise<void>
-  /** Consumes the token (once), sets the password and ends every session of the user. Returns the user id. */
-  confirm(token: string, password: string): Promise<string>
+  /**
+   * Mails a reset token when an account matches; the same work otherwise. `RetryLater` when the account's or the
+   * address's budget is spent.
+   */
+  request(body: ResetPasswordBody, address: string): Promise<void>
+  /**
+   * Consumes the token (once), sets the password, ends every session of the user and revokes its long-lived
+   * tokens. Returns the user id and how many tokens were revoked.
+   */
+  confirm(token: string, password: string): Promise<{ userId: string; revokedLongLivedTokens: number }>
 }
 
 declare module 'fastify' {
@@ -26,77 +33,99 @@ interface PasswordResetOptions {
   store: RecordStore
   /** Seconds a reset token stays usable. */
   ttlSeconds: number
+  maxPerAccount: number
+  maxPerAddress: number
+  windowSeconds: number
   /** Epoch ms (tests pass a fixed clock). */
   now: () => number
 }
 
-function passwordReset({ store, ...options }: PasswordResetOptions, mailer: Mailer): PasswordReset {
+const invalidToken = () =>
+  fail(
+    'unauthorized',
+    'The reset token is invalid, used or expired',
+    'This reset link no longer works; ask for a new one',
+  )
+
+function passwordReset({ store, ...options }: PasswordResetOptions, mailer: Mailer, throttle: Throttle): PasswordReset {
   const users = COLLECTIONS.users.in(store)
   const resets = COLLECTIONS.passwordResets.in(store)
 
-  async function findAccount({
-    email,
-    username,
-  }: ResetPasswordBody): Promise<{ user: UserRecord; address: string } | null> {
-    if (email !== undefined) {
-      const address = email.toLowerCase()
-      const user = await users.findOne({ 'globalEmails.address': address })
-      return user ? { user, address } : null
-    }
-    const user = await users.findOne({ username })
-    // Only account-level addresses: an environment administrator can edit entries, and must not receive the mail.
-    const address = user?.globalEmails[0]?.address
-    return user && address ? { user, address } : null
+  /**
+   * The account named by `email` or `username`, either way round (a username may be an e-mail address), and the
+   * address to mail. The same two lookups whatever matches. Only account-level addresses: an environment
+   * administrator can edit entries, and must not receive the mail.
+   */
+  async function findAccount({ email, username }: ResetPasswordBody): Promise<{ user: UserRecord; to: string } | null> {
+    const name = email ?? username ?? ''
+    const lower = name.toLowerCase()
+    const [byUsername, byEmail] = await Promise.all([
+      users.findOne({ username: name }),
+      users.findOne({ 'globalEmails.address': lower }),
+    ])
+    const user = email !== undefined ? (byEmail ?? byUsername) : (byUsername ?? byEmail)
+    if (!user) return null
+    const to = user.globalEmails.some((entry) => entry.address === lower) ? lower : user.globalEmails[0]?.address
+    return to ? { user, to } : null
+  }
+
+  function resetMail(username: string, to: string, token: string): Mail {
+    const minutes = Math.round(options.ttlSeconds / 60)
+    const text = (secret: string) =>
+      `Someone asked to reset the password of the Quire account "${username}".\n\n` +
+      `Reset token: ${secret}\n\nIt works once, within ${minutes} minutes ` +
+      '(POST /auth/reset-password/confirm with {"token", "password"}). If it was not you, ignore this mail.\n'
+    return { to, subject: 'Reset your Quire password', text: text(token), redactedText: text('[removed once sent]') }
   }
 
   return {
-    async request(body) {
+    async request(body, address) {
       const account = await findAccount(body)
-      if (!account) return
+      const name = (body.email ?? body.username ?? '').toLowerCase()
+      const wait = await throttle.reserve(
+        [
+          { key: `reset-account:${account?.user._id ?? name}`, max: options.maxPerAccount },
+          { key: `reset-address:${address}`, max: options.maxPerAddress },
+        ],
+        options.windowSeconds,
+      )
+      if (wait !== null) throw new RetryLater(wait, 'password reset requests')
+      // From here the same work whether or not an account matched: a token, its hash, a reset and an outbox record
+      // in one transaction. An unmatched one is unusable (no user) and its mail `discarded`; the purge takes both.
       const now = options.now()
-      // Expired resets are useless; clearing them here keeps the collection small without a sweeper.
-      await resets.deleteMany({ expiresAt: { $lte: now } })
+      const expiresAt = now + options.ttlSeconds * 1000
       const token = randomBytes(32).toString('base64url')
-      await resets.insertOne({
-        _id: newObjectId(),
-        userId: account.user._id,
-        tokenHash: hashToken(token),
-        expiresAt: now + options.ttlSeconds * 1000,
-        _createdOn: new Date(now).toISOString(),
+      const mail = await store.transaction(async (tx) => {
+        await COLLECTIONS.passwordResets.in(tx).insertOne({
+          _id: newObjectId(),
+          userId: account?.user._id ?? null,
+          tokenHash: hashToken(token),
+          expiresAt,
+          _createdOn: new Date(now).toISOString(),
+        })
+        return mailer.queue(tx, account ? resetMail(account.user.username, account.to, token) : null, expiresAt)
       })
-      await mailer.send({
-        to: account.address,
-        subject: 'Reset your Quire password',
-        text:
-          `Someone asked to reset the password of the Quire account "${account.user.username}".\n\n` +
-          `Reset token: ${token}\n\nIt works once, within ${Math.round(options.ttlSeconds / 60)} minutes ` +
-          '(POST /auth/reset-password/confirm with {"token", "password"}). If it was not you, ignore this mail.\n',
-      })
+      mailer.deliverSoon(mail)
     },
 
     async confirm(token, password) {
       // Deleting is what consumes it: of two concurrent confirmations only one gets the record.
       const reset = await resets.deleteOne({ tokenHash: hashToken(token) })
-      if (!reset || reset.expiresAt <= options.now()) {
-        throw fail(
-          'unauthorized',
-          'The reset token is invalid, used or expired',
-          'This reset link no longer works; ask for a new one',
+      if (!reset || reset.userId === null || reset.expiresAt <= options.now()) throw invalidToken()
+      const { userId } = reset
+      const passwordHash = await hashPassword(password)
+      const revokedLongLivedTokens = await store.transaction(async (tx) => {
+        const updated = await COLLECTIONS.users.in(tx).updateOne(
+          { _id: userId },
+          // Access tokens carry their issue time; every one issued before now is refused from here on.
+          { $set: { 'authentication.passwordHash': passwordHash, 'authentication.sessionsValidAfter': Date.now() } },
         )
-      }
-      const updated = await users.updateOne(
-        { _id: reset.userId },
-        // Access tokens carry their issue time; every one issued before now is refused from here on.
-        {
-          $set: {
-            'authentication.passwordHash': await hashPassword(password),
-            'authentication.sessionsValidAfter': Date.now(),
-          },
-        },
-      )
-      if (!updated) throw fail('unauthorized', 'The reset token is invalid, used or expired')
-      await resets.deleteMany({ userId: reset.userId })
-      return reset.userId
+        if (!updated) throw invalidToken()
+        await COLLECTIONS.passwordResets.in(tx).deleteMany({ userId })
+        // Whoever took over the account may have minted tokens: a reset ends every credential.
+        return COLLECTIONS.longLivedTokens.in(tx).deleteMany({ userId })
+      })
+      return { userId, revokedLongLivedTokens }
     },
   }
 }
@@ -104,7 +133,11 @@ function passwordReset({ store, ...options }: PasswordResetOptions, mailer: Mail
 /** `app.passwordReset`: a single-use token mailed to the account's address, then a new password. */
 export const passwordResetPlugin = fp(
   async (app: FastifyInstance, options: PasswordResetOptions) => {
-    app.decorate('passwordReset', passwordReset(options, app.mailer))
+    app.decorate('passwordReset', passwordReset(options, app.mailer, app.throttle))
   },
-  { name: '@quire/users-password-reset', fastify: '5.x', dependencies: ['@quire/users-mailer'] },
+  {
+    name: '@quire/users-password-reset',
+    fastify: '5.x',
+    dependencies: ['@quire/users-mailer', '@quire/users-throttle'],
+  },
 )

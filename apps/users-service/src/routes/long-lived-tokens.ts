@@ -9,6 +9,7 @@ import {
   RevokedLongLivedTokenSchema,
   UserParamsSchema,
 } from '@quire/contracts'
+import { fail } from '../lib/fail.js'
 
 /** `/api/v2/users/{userId}/long-lived-tokens`: the user itself, or an administrator who may act for it. */
 export const longLivedTokenRoutes: FastifyPluginAsyncTypebox = async (app) => {
@@ -28,6 +29,14 @@ export const longLivedTokenRoutes: FastifyPluginAsyncTypebox = async (app) => {
       },
     },
     async function createLongLivedToken(request, reply) {
+      // A stolen long-lived token must not mint itself successors: only an interactive sign-in may.
+      if (request.scope.via !== 'access-token') {
+        throw fail(
+          'forbidden',
+          'Long-lived tokens are minted only with an access token from /auth/login',
+          'Sign in with your password to create a token',
+        )
+      }
       const user = await app.users.toActFor(request.scope, request.params.userId)
       const token = await app.longLivedTokens.create(user._id, request.body, request.scope.userId)
       return reply.code(201).send({ status: 'ok' as const, data: [token] })

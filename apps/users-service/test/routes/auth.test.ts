@@ -81,10 +81,15 @@ t.test('password reset: always 200, single-use token in the outbox, expires, end
     t.equal(unknown.statusCode, 200, 'no account probing')
     t.same(unknown.json(), { status: 'ok', data: { requested: true } })
   }
-  t.equal(await outbox.count({}), 0, 'nothing sent for unknown accounts')
-  const invalid = await built.call({ method: 'POST', url: '/auth/reset-password', payload: {} })
-  t.equal(invalid.statusCode, 400)
-  t.equal(invalid.json().error, 'validation_error')
+  for (const payload of [{}, undefined]) {
+    const empty = await built.call({ method: 'POST', url: '/auth/reset-password', payload })
+    t.equal(empty.statusCode, 200, `${JSON.stringify(payload)} is answered like an unknown account`)
+    t.same(empty.json(), { status: 'ok', data: { requested: true } })
+  }
+  t.equal(await outbox.count({ status: { $ne: 'discarded' } }), 0, 'nothing sent for unknown accounts')
+  t.match(await outbox.find({}), [{ status: 'discarded', to: '', text: '' }], 'only discarded records, no text')
+  t.equal(await COLLECTIONS.passwordResets.in(built.resources.store).count({ userId: { $ne: null } }), 0)
+  await outbox.deleteMany({ status: 'discarded' })
 
   const requested = await built.call({
     method: 'POST',
@@ -106,7 +111,7 @@ t.test('password reset: always 200, single-use token in the outbox, expires, end
     payload: { token, password: 'new password!' },
   })
   t.equal(confirmed.statusCode, 200)
-  t.same(confirmed.json(), { status: 'ok', data: { userId } })
+  t.same(confirmed.json(), { status: 'ok', data: { userId, revokedLongLivedTokens: 0 } })
   t.equal((await login(built, { username: 'alice', password: PASSWORD })).statusCode, 401, 'the old password is gone')
   t.equal((await login(built, { username: 'alice', password: 'new password!' })).statusCode, 200)
   const revoked = await built.call({ method: 'GET', url: '/api/v2/users', headers: headers(oldSession, ENV_A) })
@@ -152,7 +157,7 @@ t.test('2FA with a fixed clock: setup, enable, login with a TOTP or a recovery c
     method: 'POST',
     url: '/auth/2fa/enable',
     headers: auth,
-    payload: { code: '123456' },
+    payload: { code: '123456', password: PASSWORD },
   })
   t.equal(notStarted.statusCode, 400)
   t.equal(notStarted.json().error, 'validation_error')
@@ -172,15 +177,32 @@ t.test('2FA with a fixed clock: setup, enable, login with a TOTP or a recovery c
     method: 'POST',
     url: '/auth/2fa/enable',
     headers: auth,
-    payload: { code: code(5) },
+    payload: { code: code(5), password: PASSWORD },
   })
   t.equal(wrongCode.statusCode, 400)
   t.equal(wrongCode.json().error, 'validation_error')
-  const enabled = await built.call({
+  const noPassword = await built.call({
     method: 'POST',
     url: '/auth/2fa/enable',
     headers: auth,
     payload: { code: code() },
+  })
+  t.equal(noPassword.statusCode, 400, 'turning 2FA on needs the current password')
+  t.equal(noPassword.json().error, 'validation_error')
+  const wrongPassword2fa = await built.call({
+    method: 'POST',
+    url: '/auth/2fa/enable',
+    headers: auth,
+    payload: { code: code(), password: 'not the password' },
+  })
+  t.equal(wrongPassword2fa.statusCode, 403, 'a stolen access token alone cannot turn 2FA on')
+  t.equal(wrongPassword2fa.json().error, 'forbidden')
+  t.equal(wrongPassword2fa.json().userDescription, 'The current password is not correct')
+  const enabled = await built.call({
+    method: 'POST',
+    url: '/auth/2fa/enable',
+    headers: auth,
+    payload: { code: code(), password: PASSWORD },
   })
   t.equal(enabled.statusCode, 200)
   const { recoveryCodes } = enabled.json().data
@@ -257,7 +279,7 @@ t.test('reset-2FA: administrators of the environment or super-administrators; au
 
   const done = await reset(headers(adminAToken, ENV_A))
   t.equal(done.statusCode, 200)
-  t.same(done.json(), { status: 'ok', data: { userId, twoFactorEnabled: false } })
+  t.same(done.json(), { status: 'ok', data: { userId, twoFactorEnabled: false, revokedLongLivedTokens: 0 } })
   const stored = await users.findOne({ _id: userId })
   t.notOk(stored?.authentication.totpSecret)
   t.notOk(stored?.authentication.totpEnabled)

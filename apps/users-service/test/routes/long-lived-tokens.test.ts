@@ -31,20 +31,17 @@ t.test(
 
     const bare = await call({ method: 'POST', url, headers: auth })
     t.equal(bare.statusCode, 201, 'no body, as in the spec example')
-    const created = await call({
-      method: 'POST',
-      url,
-      headers: auth,
-      payload: { name: 'ci', expiresOn: '2999-01-01T00:00:00.000Z' },
-    })
+    const inAMonth = new Date(Date.now() + 30 * 86_400_000).toISOString()
+    const created = await call({ method: 'POST', url, headers: auth, payload: { name: 'ci', expiresOn: inAMonth } })
     t.equal(created.statusCode, 201)
     const [minted] = created.json().data
     t.match(minted, {
       _id: /^[0-9a-f]{24}$/,
       token: /^qlt_[\w-]{43}$/,
       name: 'ci',
-      expiresOn: '2999-01-01T00:00:00.000Z',
+      expiresOn: inAMonth,
       _createdOn: String,
+      lastUsedOn: null,
     })
     const stored = await COLLECTIONS.longLivedTokens.in(resources.store).findOne({ _id: minted._id })
     t.equal(stored?.tokenHash, hashToken(minted.token), 'stored as its hash')
@@ -160,3 +157,55 @@ t.test('administrators act for members they fully administer; never across envir
   t.equal(wrongToken.statusCode, 404, "another user's token id is not found under this user")
   t.equal(wrongToken.json().error, 'token_not_found')
 })
+
+t.test(
+  'long-lived tokens: minted only from a sign-in, expire by default within the operator maximum, show last use',
+  async (t) => {
+    const built = await build(t, { QUIRE_LONG_LIVED_TOKEN_DAYS: '30', QUIRE_LONG_LIVED_TOKEN_MAX_DAYS: '60' })
+    const { call, user } = built
+    const { record: alice, token: aliceToken } = await user({ environments: { [ENV_A]: {} } })
+    const url = `/api/v2/users/${alice._id}/long-lived-tokens`
+    const auth = headers(aliceToken, ENV_A)
+
+    const before = Date.now()
+    const created = await call({ method: 'POST', url, headers: auth, payload: { name: 'default' } })
+    t.equal(created.statusCode, 201)
+    const [minted] = created.json().data
+    const expires = Date.parse(minted.expiresOn)
+    t.ok(
+      expires >= before + 30 * 86_400_000 && expires <= Date.now() + 30 * 86_400_000,
+      'expires in the default 30 days',
+    )
+
+    const tooLong = await call({
+      method: 'POST',
+      url,
+      headers: auth,
+      payload: { expiresOn: new Date(Date.now() + 61 * 86_400_000).toISOString() },
+    })
+    t.equal(tooLong.statusCode, 400, 'beyond the operator maximum')
+    t.equal(tooLong.json().error, 'validation_error')
+    t.equal(tooLong.json().userDescription, 'A token may live at most 60 days')
+    t.match(tooLong.json().description, /QUIRE_LONG_LIVED_TOKEN_MAX_DAYS/)
+
+    const byToken = await call({
+      method: 'POST',
+      url,
+      headers: headers(minted.token, ENV_A),
+      payload: { name: 'next' },
+    })
+    t.equal(byToken.statusCode, 403, 'a long-lived token cannot mint another')
+    t.equal(byToken.json().error, 'forbidden')
+    t.equal(byToken.json().userDescription, 'Sign in with your password to create a token')
+
+    const listed = await call({ method: 'GET', url, headers: auth })
+    const [shown] = listed.json().data
+    t.match(shown.lastUsedOn, /^\d{4}-\d\d-\d\dT/, 'the list shows when it was last used')
+    t.ok(Date.parse(shown.lastUsedOn) >= before)
+    t.equal(
+      await COLLECTIONS.longLivedTokens.in(built.resources.store).count({ userId: alice._id }),
+      1,
+      'nothing minted',
+    )
+  },
+)
