@@ -13,7 +13,7 @@ const upstream = (name: string) =>
   )
 
 /** Where each service lives: a URL to proxy to, or absent for `local` (mounted in this process). */
-export const GatewayConfigSchema = Type.Object({
+const GatewayConfigSchema = Type.Object({
   QUIRE_DOCUMENTS_URL: upstream('documents'),
   QUIRE_USERS_URL: upstream('users'),
   QUIRE_PACKAGES_URL: upstream('packages'),

@@ -9,7 +9,7 @@ export interface ProxyOptions {
 }
 
 /** Headers only the gateway may set: a client's own values are dropped before forwarding. */
-export const INTERNAL_HEADER = /^(x-quire-|x-forwarded-|forwarded$|x-real-ip$)/
+const INTERNAL_HEADER = /^(x-quire-|x-forwarded-|forwarded$|x-real-ip$)/
 
 interface Client {
   id: string
