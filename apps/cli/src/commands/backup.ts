@@ -1,0 +1,191 @@
+import { constants } from 'node:fs'
+import { copyFile, mkdir, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises'
+import { join, resolve } from 'node:path'
+import {
+  DOCUMENTS_COLLECTIONS,
+  RECORDS_COMPRESSION_DICTIONARY,
+  documentsCollection,
+  findAttachment,
+} from '@quire/documents-service'
+import { openFileStore } from '@quire/files'
+import { openEmbeddedStore } from '@quire/records'
+import type { CliConfig } from '../config.js'
+import { readConfig } from '../context.js'
+import { CliError, print, type Io } from '../io.js'
+import { progress } from '../progress.js'
+
+/** What a backup directory holds besides its data: checked by restore, so it never reads any other folder. */
+interface Manifest {
+  format: 1
+  createdOn: string
+  files: number
+}
+
+const MANIFEST = 'manifest.json'
+/** Snapshots taken before giving up, when files the snapshot refers to keep being removed meanwhile. */
+const ATTEMPTS = 3
+const PAGE = 500
+
+/** MongoDB and S3 have their own tools, which do this better than a copy through this process could. */
+function refuseExternal(config: CliConfig, command: string): void {
+  const advice: string[] = []
+  if (config.QUIRE_MONGO_URL) {
+    advice.push(
+      'records are in MongoDB: use its tools, e.g. `mongodump --uri="$QUIRE_MONGO_URL" --db=' +
+        `${config.QUIRE_MONGO_DB} --archive=quire.archive\` and \`mongorestore --uri=... --archive=quire.archive\``,
+    )
+  }
+  if (config.QUIRE_S3_ENDPOINT) {
+    advice.push(
+      `files are in the S3 bucket "${config.QUIRE_S3_BUCKET}": use \`mc mirror <alias>/${config.QUIRE_S3_BUCKET} ` +
+        '<dir>/files` (and back with `mc mirror <dir>/files <alias>/<bucket>`)',
+    )
+  }
+  if (advice.length > 0) {
+    throw new CliError(`${command} covers the embedded store and local files only;\n  ${advice.join('\n  ')}`)
+  }
+}
+
+const exists = (path: string) =>
+  stat(path).then(
+    () => true,
+    () => false,
+  )
+
+/** Every file under `root` (relative paths), but the top-level `tmp` (uploads in progress, never referenced). */
+async function listFiles(root: string): Promise<string[]> {
+  if (!(await exists(root))) return []
+  const entries = await readdir(root, { recursive: true, withFileTypes: true })
+  return entries
+    .filter((entry) => entry.isFile())
+    .map((entry) => join(entry.parentPath, entry.name).slice(root.length + 1))
+    .filter((path) => !path.startsWith(`tmp/`))
+}
+
+/**
+ * Copies the files of `from` missing in `to`. Stored files never change (a new upload gets a new key), so a
+ * file already there is the same; one removed meanwhile is skipped (the caller checks what is still needed).
+ */
+async function copyFiles(io: Io, from: string, to: string, label: string): Promise<number> {
+  const paths = await listFiles(from)
+  const bar = progress(io, label, paths.length)
+  let copied = 0
+  try {
+    for (const path of paths) {
+      bar.tick()
+      const target = join(to, path)
+      if (await exists(target)) continue
+      await mkdir(join(target, '..'), { recursive: true })
+      try {
+        await copyFile(join(from, path), target, constants.COPYFILE_FICLONE)
+        copied++
+      } catch (err) {
+        if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err
+      }
+    }
+  } finally {
+    bar.stop()
+  }
+  return copied
+}
+
+/**
+ * The attachments that documents of the snapshot in `dir` hold but whose file is not in `dir`: files removed
+ * after the snapshot was taken (their document changed or went after it). Records of files never stored (an
+ * upload that failed) are no loss: no document refers to them.
+ */
+async function lostFiles(dir: string): Promise<string[]> {
+  const store = openEmbeddedStore(dir)
+  const files = await openFileStore({ dataDir: dir })
+  const lost: string[] = []
+  try {
+    const records = DOCUMENTS_COLLECTIONS.attachmentFiles.in(store)
+    let after: string | undefined
+    for (;;) {
+      const page = await records.find({}, { limit: PAGE, after })
+      for (const { _id: key, definitionId, documentId } of page) {
+        if (await files.exists(key)) continue
+        // `<environment>/<definition>/<document>/<attachment>`: only a document id may hold a `/`.
+        const environmentId = key.slice(0, key.indexOf('/'))
+        const attachmentId = key.slice(`${environmentId}/${definitionId}/${documentId}/`.length)
+        const collection = documentsCollection({ _id: definitionId, _environmentId: environmentId }).in(store)
+        const document = await collection.findOne({ _id: documentId })
+        if (document && findAttachment(document, attachmentId)) lost.push(key)
+      }
+      if (page.length < PAGE) return lost
+      after = page.at(-1)?._id
+    }
+  } finally {
+    await files.close()
+    await store.close()
+  }
+}
+
+/**
+ * A consistent copy while the server runs: the store is copied in one read transaction, then the files. A file
+ * is stored before any document refers to it and removed only after none does, so every file the snapshot's
+ * documents refer to existed when it was taken; the copy misses one only if it was removed since. That is
+ * checked, and the snapshot taken again (its documents no longer refer to it).
+ */
+export async function backup(io: Io, dir: string): Promise<void> {
+  const config = readConfig(io)
+  refuseExternal(config, 'backup')
+  const dataDir = resolve(config.QUIRE_DATA_DIR)
+  const target = resolve(dir)
+  if (!(await exists(join(dataDir, 'records')))) throw new CliError(`there is no embedded store in ${dataDir}`)
+  if ((await exists(target)) && (await readdir(target)).length > 0) throw new CliError(`${target} is not empty`)
+
+  const store = openEmbeddedStore(dataDir, { compressionDictionary: RECORDS_COMPRESSION_DICTIONARY })
+  let lost: string[] = []
+  try {
+    for (let attempt = 1; attempt <= ATTEMPTS; attempt++) {
+      await rm(join(target, 'records'), { recursive: true, force: true })
+      await store.backup(target)
+      await copyFiles(io, join(dataDir, 'files'), join(target, 'files'), 'files')
+      lost = await lostFiles(target)
+      if (lost.length === 0) break
+    }
+  } finally {
+    await store.close()
+  }
+  if (lost.length > 0) {
+    throw new CliError(`files kept being removed while the backup ran (${lost.join(', ')}); run it again`)
+  }
+  // The key pair, when generated into the data dir: tokens issued before the backup stay valid after a restore.
+  await copyFiles(io, join(dataDir, 'keys'), join(target, 'keys'), 'keys')
+  const manifest: Manifest = {
+    format: 1,
+    createdOn: new Date().toISOString(),
+    files: (await listFiles(join(target, 'files'))).length,
+  }
+  await writeFile(join(target, MANIFEST), `${JSON.stringify(manifest, null, 2)}\n`)
+  print(io, `backed up ${dataDir} to ${target}: the store and ${manifest.files} files`)
+}
+
+/** Into a data dir no process uses: the store file and the files are put in place, nothing is merged. */
+export async function restore(io: Io, dir: string, options: { force?: boolean }): Promise<void> {
+  const config = readConfig(io)
+  refuseExternal(config, 'restore')
+  const source = resolve(dir)
+  const dataDir = resolve(config.QUIRE_DATA_DIR)
+  let manifest: Manifest
+  try {
+    manifest = JSON.parse(await readFile(join(source, MANIFEST), 'utf8')) as Manifest
+  } catch {
+    throw new CliError(`${source} is not a backup made by \`quire backup\` (no ${MANIFEST})`)
+  }
+  if (manifest.format !== 1) throw new CliError(`${source}: unknown backup format ${String(manifest.format)}`)
+  if (await exists(join(dataDir, 'records'))) {
+    if (!options.force) {
+      throw new CliError(
+        `${dataDir} already holds a store: stop every Quire process using it, then pass --force to replace it`,
+      )
+    }
+    for (const part of ['records', 'files', 'keys']) await rm(join(dataDir, part), { recursive: true, force: true })
+  }
+  await mkdir(join(dataDir, 'records'), { recursive: true })
+  await copyFile(join(source, 'records', 'data.mdb'), join(dataDir, 'records', 'data.mdb'))
+  const files = await copyFiles(io, join(source, 'files'), join(dataDir, 'files'), 'files')
+  await copyFiles(io, join(source, 'keys'), join(dataDir, 'keys'), 'keys')
+  print(io, `restored the backup of ${manifest.createdOn} into ${dataDir}: the store and ${files} files`)
+}
