@@ -13,9 +13,18 @@ export interface RecordStoreOptions {
    * first open of a data dir, which every later open then uses (whatever it is given).
    */
   compressionDictionary?: Buffer
+  /**
+   * Bytes of record text one query may hold in memory (a sort no index serves, a `skip`) or scan for a `count`
+   * no index answers; past it the query is refused with `QueryTooLargeError`, whose message names the index it
+   * lacks. Default 32 MiB. Embedded only: Mongo applies its own limit to sorts (100 MB), refused alike.
+   */
+  queryMemoryBudget?: number
 }
 
 export async function openRecordStore(options: RecordStoreOptions): Promise<RecordStore> {
   if (options.mongoUrl) return openMongoStore(options.mongoUrl, options.mongoDb ?? 'quire')
-  return openEmbeddedStore(options.dataDir, { compressionDictionary: options.compressionDictionary })
+  return openEmbeddedStore(options.dataDir, {
+    compressionDictionary: options.compressionDictionary,
+    queryMemoryBudget: options.queryMemoryBudget,
+  })
 }

@@ -1,7 +1,7 @@
 import t from 'tap'
 import { MongoServerError } from 'mongodb'
-import { DuplicateKeyError, newObjectId, openRecordStore } from '../src/index.js'
-import { ignoreCode, mapDuplicate } from '../src/mongo/mongo-errors.js'
+import { DuplicateKeyError, newObjectId, openRecordStore, QueryTooLargeError } from '../src/index.js'
+import { ignoreCode, mapDuplicate, mapQueryErrors } from '../src/mongo/mongo-errors.js'
 import { recordStoreContract } from './record-store-contract.js'
 
 // The adapter's own logic that needs no server: how driver errors become the port's errors.
@@ -21,6 +21,22 @@ t.test('E11000 becomes DuplicateKeyError named after the index, with the duplica
     'other server errors pass through unchanged',
   )
   t.equal(await mapDuplicate(async () => 'written'), 'written')
+})
+
+t.test("the server's refusal of a sort past its memory limit becomes QueryTooLargeError", async (t) => {
+  const refused = new MongoServerError({
+    message: 'Executor error during find command :: caused by :: Sort exceeded memory limit of 104857600 bytes',
+    code: 292,
+  })
+  await t.rejects(
+    mapQueryErrors(() => Promise.reject(refused)),
+    QueryTooLargeError,
+  )
+  const other = new MongoServerError({ message: 'not primary', code: 10107 })
+  await t.rejects(
+    mapQueryErrors(() => Promise.reject(other)),
+    other,
+  )
 })
 
 t.test('ignoreCode swallows only the named server error', async (t) => {

@@ -243,6 +243,16 @@ export function recordStoreContract(t: Test, target: ContractTarget): void {
     await d.insertOne({ _id: newObjectId(), n: 1 })
     await t.rejects(d.ensureIndex({ name: 'n_unique', fields: { n: 1 }, unique: true }), DuplicateKeyError)
     await d.insertOne({ _id: newObjectId(), n: 1 })
+    t.same(await d.indexes(), [], 'the refused index left nothing behind')
+    t.same(await c.indexes(), [
+      {
+        name: 'group_unique',
+        fields: { group: 1 },
+        unique: true,
+        partial: { group: { $exists: true } },
+        state: 'ready',
+      },
+    ])
   })
 
   t.test('a compound index answers filter + sort touching only matching entries', async (t) => {
@@ -580,5 +590,12 @@ export function recordStoreContract(t: Test, target: ContractTarget): void {
     await again.insertOne({ _id: newObjectId(), n: 1 })
     await store.dropCollection(`c${counter}`)
     t.equal(await again.count({}), 0)
+    t.same(await again.indexes(), [])
+    await again.insertOne({ _id: newObjectId(), n: 2 })
+    t.same(
+      (await again.find({})).map((item) => item.n),
+      [2],
+      'made again after its drop, the collection holds only its new records',
+    )
   })
 }

@@ -460,20 +460,21 @@ export class Engine {
     for (;;) {
       if (this.#closing) return
       const more = await this.write(() => {
-        let garbage: MetaKey | undefined
-        for (const key of this.#meta.getKeys({ start: [GARBAGE], end: [GARBAGE, Infinity], limit: 1 })) garbage = key
-        if (!garbage) return false
-        const id = garbage[1] as number
         let removed = 0
-        for (const db of [this.#records, this.#entries] as Database<unknown, MetaKey>[]) {
-          if (removed === SWEEP_CHUNK) break
-          for (const key of db.getKeys({ start: [id], end: [id + 1], limit: SWEEP_CHUNK - removed })) {
-            db.removeSync(key)
-            removed++
+        let visited = 0
+        for (const garbage of this.#meta.getKeys({ start: [GARBAGE], end: [GARBAGE, Infinity] })) {
+          if (removed >= SWEEP_CHUNK || ++visited > SWEEP_CHUNK / 4) return true
+          const id = garbage[1] as number
+          for (const db of [this.#records, this.#entries] as Database<unknown, MetaKey>[]) {
+            for (const key of db.getKeys({ start: [id], end: [id + 1], limit: SWEEP_CHUNK - removed + 1 })) {
+              if (removed === SWEEP_CHUNK) return true
+              db.removeSync(key)
+              removed++
+            }
           }
+          this.#meta.removeSync(garbage)
         }
-        if (removed < SWEEP_CHUNK) this.#meta.removeSync(garbage)
-        return true
+        return false
       })
       if (!more) return
       await nextTurn()

@@ -1,0 +1,167 @@
+import { join } from 'node:path'
+import { open } from 'lmdb'
+import t from 'tap'
+import {
+  DuplicateKeyError,
+  newObjectId,
+  openEmbeddedStore,
+  QueryTooLargeError,
+  type EmbeddedRecordStore,
+  type StoredRecord,
+} from '../src/index.js'
+
+interface Item extends StoredRecord {
+  n: number
+  category: string
+  score: number
+  payload: string
+}
+
+// Seeds of 20,000 records, several times over.
+t.setTimeout(120_000)
+
+const item = (i: number): Item => ({
+  _id: newObjectId(),
+  n: i,
+  category: `c${i % 10}`,
+  score: (i * 7919) % 1000,
+  payload: 'x'.repeat(100),
+})
+
+/** Keys left in the store's shared databases, read beside the store (lmdb shares the environment in a process). */
+async function keysIn(dataDir: string): Promise<{ records: number; entries: number }> {
+  const env = open({ path: join(dataDir, 'records'), maxDbs: 8 })
+  const count = (name: string) => env.openDB({ name, keyEncoding: 'ordered-binary' }).getKeysCount()
+  const counts = { records: count('records'), entries: count('entries') }
+  await env.close()
+  return counts
+}
+
+async function seed(store: EmbeddedRecordStore, name: string, count: number): Promise<Item[]> {
+  const items = store.collection<Item>(name)
+  const seeded: Item[] = []
+  for (let i = 0; i < count; i += 500) {
+    const batch: Promise<Item>[] = []
+    for (let j = i; j < Math.min(count, i + 500); j++) batch.push(items.insertOne(item(j)))
+    seeded.push(...(await Promise.all(batch)))
+  }
+  return seeded
+}
+
+t.test('an index is built in chunks: reads are answered meanwhile, writes are kept in it', async (t) => {
+  const store = openEmbeddedStore(t.testdir())
+  t.teardown(() => store.close())
+  const items = store.collection<Item>('items')
+  const seeded = await seed(store, 'items', 20_000)
+  const order: string[] = []
+  const built = items.ensureIndex({ name: 'category_score', fields: { category: 1, score: -1 } }).then(() => {
+    order.push('built')
+  })
+  // The definition is stored first, marked building.
+  while ((await items.indexes()).length === 0) await new Promise((resolve) => setImmediate(resolve))
+  t.same(await items.indexes(), [{ name: 'category_score', fields: { category: 1, score: -1 }, state: 'building' }])
+  const read = items.findOne({ _id: seeded[123]?._id as string }).then((found) => {
+    order.push('read')
+    return found
+  })
+  const written = items.insertOne({ ...item(20_000), category: 'late' }).then((record) => {
+    order.push('written')
+    return record
+  })
+  t.equal((await read)?._id, seeded[123]?._id)
+  const late = await written
+  await built
+  t.same(order, ['read', 'written', 'built'], 'a read and a write issued after the build began finish before it')
+  t.same(await items.indexes(), [{ name: 'category_score', fields: { category: 1, score: -1 }, state: 'ready' }])
+  const before = store.stats.reads
+  t.same(
+    (await items.find({ category: 'late' }, { sort: { score: -1 }, limit: 5 })).map((record) => record._id),
+    [late._id],
+    'the write made during the build is in the index',
+  )
+  t.ok(store.stats.reads - before <= 4, 'the ready index answers the query')
+})
+
+t.test('a unique index over duplicates is refused and leaves nothing behind', async (t) => {
+  const dataDir = t.testdir()
+  const store = openEmbeddedStore(dataDir)
+  t.teardown(() => store.close())
+  const items = store.collection<Item>('items')
+  await seed(store, 'items', 2000)
+  await t.rejects(items.ensureIndex({ name: 'category', fields: { category: 1 }, unique: true }), DuplicateKeyError)
+  t.same(await items.indexes(), [])
+  await items.insertOne(item(0))
+  await store.sweep()
+  t.same(await keysIn(dataDir), { records: 2001, entries: 0 })
+})
+
+t.test('a long scan gives the event loop a turn: a read issued after it resolves first', async (t) => {
+  const store = openEmbeddedStore(t.testdir())
+  t.teardown(() => store.close())
+  const items = store.collection<Item>('items')
+  const seeded = await seed(store, 'items', 20_000)
+  const order: string[] = []
+  const scan = items.find({ payload: 'absent' }, { limit: 1 }).then((found) => {
+    order.push('scan')
+    return found
+  })
+  const counted = items.count({ payload: 'absent' }).then((count) => {
+    order.push('count')
+    return count
+  })
+  const read = items.findOne({ _id: seeded[5]?._id as string }).then(() => order.push('read'))
+  await Promise.all([scan, counted, read])
+  t.same(await scan, [])
+  t.equal(await counted, 0)
+  t.equal(order[0], 'read', 'the read did not wait for the scans')
+})
+
+t.test('the query budget refuses what would hold too much, up front where counts tell', async (t) => {
+  const store = openEmbeddedStore(t.testdir(), { queryMemoryBudget: 20_000 })
+  t.teardown(() => store.close())
+  const items = store.collection<Item>('items')
+  await seed(store, 'items', 2000)
+  const refusal = async (query: Promise<unknown>) => {
+    const before = store.stats.reads
+    const error = await query.catch((caught: unknown) => caught)
+    t.ok(error instanceof QueryTooLargeError, String(error))
+    return { message: (error as Error).message, reads: store.stats.reads - before }
+  }
+
+  const unindexed = await refusal(items.find({}, { sort: { score: 1 }, limit: 20 }))
+  t.match(unindexed.message, 'sort on `score` needs an index on { score: 1 }')
+  t.ok(unindexed.reads <= 1, `refused from the collection's size, ${unindexed.reads} reads`)
+  const filtered = await refusal(items.find({ n: { $gte: 0 } }, { sort: { score: -1 }, limit: 20 }))
+  t.match(filtered.message, '{ score: -1, n: 1 }')
+  t.ok(filtered.reads < 2000, `stopped once past the budget, ${filtered.reads} reads`)
+  t.match(
+    (await refusal(items.find({ category: 'c1' }, { sort: { score: 1 }, limit: 20 }))).message,
+    'sort on `score` needs an index on { category: 1, score: 1 }',
+  )
+  t.match((await refusal(items.find({}, { skip: 1500, limit: 20 }))).message, /skip 1500/)
+  t.match((await refusal(items.count({ score: { $gt: 10 } }))).message, 'an index on { score: 1 }')
+
+  t.equal((await items.find({}, { skip: 100, limit: 20 })).length, 20, 'a small skip is answered')
+  t.equal((await items.find({ n: { $lt: 50 } }, { sort: { score: 1 } })).length, 50, 'so are few matches to sort')
+  t.equal(await items.count({}), 2000)
+  await items.ensureIndex({ name: 'category_score', fields: { category: 1, score: 1 } })
+  await items.ensureIndex({ name: 'score', fields: { score: 1 } })
+  t.equal((await items.find({ category: 'c1' }, { sort: { score: 1 }, limit: 20 })).length, 20, 'indexed: answered')
+  t.equal((await items.find({}, { sort: { score: 1 }, limit: 20 })).length, 20)
+  t.equal(await items.count({ category: 'c1' }), 200)
+})
+
+t.test('a drop cut short by closing is finished by the next open', async (t) => {
+  const dataDir = t.testdir()
+  let store = openEmbeddedStore(dataDir)
+  const items = store.collection<Item>('items')
+  await items.ensureIndex({ name: 'category_score', fields: { category: 1, score: 1 } })
+  await seed(store, 'items', 10_000)
+  await store.dropCollection('items')
+  await store.close()
+  store = openEmbeddedStore(dataDir)
+  t.teardown(() => store.close())
+  t.equal(await store.collection('items').count({}), 0)
+  await store.sweep()
+  t.same(await keysIn(dataDir), { records: 0, entries: 0 })
+})
