@@ -1,0 +1,92 @@
+import { mkdtemp, rm } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { PassThrough, Readable } from 'node:stream'
+import { loadKeyPair } from '@quire/auth'
+import { RECORDS_COMPRESSION_DICTIONARY } from '@quire/documents-service'
+import { openFileStore } from '@quire/files'
+import { app, ConfigSchema, upstreamsFrom } from '@quire/gateway'
+import { openRecordStore, type RecordStore } from '@quire/records'
+import { createServer, loadConfig, type App } from '@quire/service-kit'
+import type { Teardown } from '@quire/testing'
+import { run } from '../src/program.js'
+
+export const ADMIN = { username: 'admin', password: 'correct horse battery' }
+export const DEFINITIONS = '/api/v2/document-definitions'
+
+/** A fresh directory, removed when the test ends. */
+export async function tempDir(t: Teardown, prefix = 'quire-cli-'): Promise<string> {
+  const dir = await mkdtemp(join(tmpdir(), prefix))
+  t.teardown(() => rm(dir, { recursive: true, force: true }))
+  return dir
+}
+
+/** `quire <argv>` in this process with `env` as its environment; what it printed and its exit code. */
+export async function quire(argv: string[], env: Record<string, string>, stdin = '') {
+  const stdout = new PassThrough()
+  const stderr = new PassThrough()
+  const out: Buffer[] = []
+  const err: Buffer[] = []
+  stdout.on('data', (chunk: Buffer) => out.push(chunk))
+  stderr.on('data', (chunk: Buffer) => err.push(chunk))
+  const code = await run(argv, { env, stdin: Readable.from([stdin]), stdout, stderr })
+  return { code, stdout: Buffer.concat(out).toString(), stderr: Buffer.concat(err).toString() }
+}
+
+export interface Running {
+  server: App
+  store: RecordStore
+  close(): Promise<void>
+}
+
+/**
+ * The all-in-one server over `dataDir`, opened as `npm start` opens it (the store with its dictionary, local
+ * files, the key pair generated into the data dir), answering through `inject`. Closed when the test ends.
+ */
+export async function serve(t: Teardown, dataDir: string): Promise<Running> {
+  const config = loadConfig(ConfigSchema, {
+    QUIRE_DATA_DIR: dataDir,
+    QUIRE_ADMIN_USERNAME: ADMIN.username,
+    QUIRE_ADMIN_PASSWORD: ADMIN.password,
+  })
+  const store = await openRecordStore({ dataDir, compressionDictionary: RECORDS_COMPRESSION_DICTIONARY })
+  const files = await openFileStore({ dataDir })
+  const keys = await loadKeyPair({ dataDir })
+  const server = createServer({ logLevel: 'silent' })
+  await server.register(app, { config, upstreams: upstreamsFrom(config), local: { store, files, keys } })
+  await server.ready()
+  let closed = false
+  const close = async () => {
+    if (closed) return
+    closed = true
+    await server.close()
+    await files.close()
+    await store.close()
+  }
+  t.teardown(close)
+  return { server, store, close }
+}
+
+/** Signs in through the gateway; the status and, on success, the headers of an authenticated call. */
+export async function login(server: App, username: string, password: string, environmentId?: string) {
+  const response = await server.inject({ method: 'POST', url: '/auth/login', payload: { username, password } })
+  if (response.statusCode !== 200) return { status: response.statusCode, headers: {} }
+  const token = (response.json() as { data: { accessToken: string } }).data.accessToken
+  const headers: Record<string, string> = { authorization: `Bearer ${token}` }
+  if (environmentId) headers['environment-id'] = environmentId
+  return { status: 200, headers }
+}
+
+/** `GET url` as `headers`, answered 200; its `data`. */
+export async function list(server: App, url: string, headers: Record<string, string>): Promise<unknown> {
+  const response = await server.inject({ method: 'GET', url, headers })
+  if (response.statusCode !== 200) throw new Error(`GET ${url}: ${response.statusCode} ${response.body}`)
+  return (response.json() as { data: unknown }).data
+}
+
+/** A multipart body with one `file` part per upload. */
+export function form(uploads: { name: string; content: Uint8Array | string }[]): FormData {
+  const body = new FormData()
+  for (const { name, content } of uploads) body.append('file', new File([content], name, { type: 'text/plain' }))
+  return body
+}
