@@ -1,4 +1,4 @@
-import type { InjectOptions, LightMyRequestResponse } from 'fastify'
+import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fastify'
 import { createServer, loadConfig, mountService, type App } from '@quire/service-kit'
 import {
   accessToken,
@@ -11,7 +11,9 @@ import {
   type TestResources,
   type UserSeed,
 } from '@quire/testing'
+import type { RecordStore } from '@quire/records'
 import { COLLECTIONS } from '../src/collections.js'
+import type { MailTransport } from '../src/plugins/mailer.js'
 import { ConfigSchema } from '../src/config.js'
 import { service } from '../src/service.js'
 
@@ -45,6 +47,8 @@ export function findSecret(value: unknown, path = ''): string | null {
 
 export interface Built {
   server: App
+  /** The mounted service's instance: its capabilities (`housekeeping`, `mailer`...) for tests to drive. */
+  service: FastifyInstance
   resources: TestResources
   /** The fixed clock the service reads (epoch ms); tests move it. */
   clock: { now: number }
@@ -57,9 +61,16 @@ export interface Built {
   adminId: string
 }
 
+/** What a test may put in place of the real thing: a store wrapper (to count work), a mail transport. */
+export interface BuildOptions {
+  wrapStore?: (store: RecordStore) => RecordStore
+  mailTransport?: MailTransport
+}
+
 export async function build(
   t: Teardown & { fail(message: string): void },
   env: Record<string, string> = {},
+  { wrapStore = (store) => store, mailTransport }: BuildOptions = {},
 ): Promise<Built> {
   const resources = await testResources(t)
   const config = loadConfig(ConfigSchema, {
@@ -71,10 +82,23 @@ export async function build(
   })
   const clock = { now: Date.parse('2030-01-01T00:00:10.000Z') }
   const server = createServer({ logLevel: 'silent' })
+  // The service's own instance, where its capabilities are decorated (the mount encapsulates them).
+  const instances: FastifyInstance[] = []
+  server.addHook('onRegister', (instance) => {
+    instances.push(instance)
+  })
   // Mounted as the gateway mounts it, so a route outside the manifest's prefixes fails every test.
-  await mountService(server, service, { store: resources.store, keys: resources.keys, config, now: () => clock.now })
+  await mountService(server, service, {
+    store: wrapStore(resources.store),
+    keys: resources.keys,
+    config,
+    now: () => clock.now,
+    mailTransport,
+  })
   t.teardown(() => server.close())
   await server.ready()
+  const mounted = instances.find((instance) => instance.hasDecorator('housekeeping'))
+  if (!mounted) throw new Error('the users service did not mount')
   await createEnvironment(resources.store, ENV_B)
   const admin = await COLLECTIONS.users.in(resources.store).findOne({ username: ADMIN.username })
   if (!admin) throw new Error('bootstrap did not create the administrator')
@@ -82,6 +106,7 @@ export async function build(
   const token = (userId: string) => accessToken(resources.keys.privateKey, userId, { issuedAt: Date.now() - 1000 })
   return {
     server,
+    service: mounted,
     resources,
     clock,
     adminId: admin._id,

@@ -22,6 +22,8 @@ export interface Mailer {
   deliverSoon(record: OutboxRecord): void
   /** Retries the queued mails whose next attempt is due (the housekeeping timer calls it). */
   retryDue(): Promise<void>
+  /** Resolves once the deliveries under way are settled (at close, so none is cut off midway). */
+  drain(): Promise<void>
 }
 
 declare module 'fastify' {
@@ -55,6 +57,7 @@ const backoffMs = (attempts: number) => 60_000 * 2 ** (attempts - 1)
 function mailer(options: MailerOptions, log: FastifyBaseLogger): Mailer {
   const outbox = COLLECTIONS.mailOutbox.in(options.store)
   const transport = options.transport ?? (options.smtpUrl ? createTransport(options.smtpUrl) : undefined)
+  const underWay = new Set<Promise<void>>()
 
   /** The text with its secret goes once handed over, or given up: no usable token stays at rest. */
   const settled = (record: OutboxRecord, status: 'sent' | 'failed', now: number) => ({
@@ -105,7 +108,11 @@ function mailer(options: MailerOptions, log: FastifyBaseLogger): Mailer {
 
     deliverSoon(record) {
       // Not awaited: how long an SMTP server takes must not tell a caller whether an account exists.
-      if (record.status === 'queued') void deliver(record).catch((err) => log.error({ err }, 'mail delivery'))
+      if (record.status !== 'queued') return
+      const delivery = deliver(record)
+        .catch((err: unknown) => log.error({ err }, 'mail delivery'))
+        .finally(() => underWay.delete(delivery))
+      underWay.add(delivery)
     },
 
     async retryDue() {
@@ -113,13 +120,19 @@ function mailer(options: MailerOptions, log: FastifyBaseLogger): Mailer {
       const due = await outbox.find({ status: 'queued', nextAttemptAt: { $lte: options.now() } }, { limit: 100 })
       for (const record of due) await deliver(record)
     },
+
+    async drain() {
+      await Promise.all(underWay)
+    },
   }
 }
 
 /** `app.mailer`: mails to account holders, through the outbox (see the README, "Mail"). */
 export const mailerPlugin = fp(
   async (app: FastifyInstance, options: MailerOptions) => {
-    app.decorate('mailer', mailer(options, app.log))
+    const instance = mailer(options, app.log)
+    app.decorate('mailer', instance)
+    app.addHook('onClose', () => instance.drain())
   },
   { name: '@quire/users-mailer', fastify: '5.x' },
 )
