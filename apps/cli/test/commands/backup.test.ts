@@ -1,0 +1,88 @@
+import { join } from 'node:path'
+import t from 'tap'
+import { DEFINITIONS, form, list, login, quire, serve, tempDir } from '../helper.js'
+
+const BYTES = Buffer.from(Array.from({ length: 70_000 }, (_, i) => i % 251))
+
+t.test(
+  'backup while the server runs, then restore: documents, attachment bytes and logins are all there',
+  async (t) => {
+    const dataDir = await tempDir(t)
+    const backupDir = join(await tempDir(t), 'backup')
+    const running = await serve(t, dataDir)
+    const { server } = running
+    const admin = (await login(server, 'admin', 'correct horse battery', 'default')).headers
+    const created = await server.inject({
+      method: 'POST',
+      url: '/api/v2/users',
+      headers: admin,
+      payload: { username: 'member', password: 'member password' },
+    })
+    t.equal(created.statusCode, 201, created.body)
+    t.equal(
+      (await server.inject({ method: 'POST', url: DEFINITIONS, headers: admin, payload: { name: 'orders' } }))
+        .statusCode,
+      201,
+    )
+    const documents = `${DEFINITIONS}/orders/documents`
+    const ids: string[] = []
+    for (let i = 0; i < 30; i++) {
+      const response = await server.inject({
+        method: 'POST',
+        url: `${documents}/new`,
+        headers: admin,
+        payload: { n: i },
+      })
+      ids.push((response.json() as { data: { _id: string } }).data._id)
+    }
+    const upload = await server.inject({
+      method: 'POST',
+      url: `${documents}/${ids[0]}/attachments?valuePath=files`,
+      headers: admin,
+      payload: form([{ name: 'data.bin', content: BYTES }]),
+    })
+    t.equal(upload.statusCode, 201, upload.body)
+    const attachmentId = (upload.json() as { data: { attachments: { _id: string }[] } }).data.attachments[0]?._id
+    const listed = await list(server, `${documents}?limit=100`, admin)
+
+    const backup = await quire(['backup', backupDir], { QUIRE_DATA_DIR: dataDir })
+    t.equal(backup.code, 0, backup.stderr)
+    t.match(backup.stdout, /the store and 1 files/)
+    const late = await server.inject({
+      method: 'POST',
+      url: `${documents}/new`,
+      headers: admin,
+      payload: { late: true },
+    })
+    t.equal(late.statusCode, 201, 'the server kept working')
+    const notEmpty = await quire(['backup', backupDir], { QUIRE_DATA_DIR: dataDir })
+    t.equal(notEmpty.code, 1)
+    t.match(notEmpty.stderr, /is not empty/)
+    await running.close()
+
+    const restoredDir = await tempDir(t)
+    const restore = await quire(['restore', backupDir], { QUIRE_DATA_DIR: restoredDir })
+    t.equal(restore.code, 0, restore.stderr)
+    const again = await quire(['restore', backupDir], { QUIRE_DATA_DIR: restoredDir })
+    t.equal(again.code, 1, 'a store in place is not replaced without --force')
+    t.match(again.stderr, /already holds a store/)
+    t.equal((await quire(['restore', backupDir, '--force'], { QUIRE_DATA_DIR: restoredDir })).code, 0)
+
+    const { server: restored } = await serve(t, restoredDir)
+    const member = await login(restored, 'member', 'member password', 'default')
+    t.equal(member.status, 200, 'a user of the backup signs in')
+    const as = (await login(restored, 'admin', 'correct horse battery', 'default')).headers
+    t.same(await list(restored, `${documents}?limit=100`, as), listed, 'the same documents, without the late one')
+    const download = await restored.inject({
+      method: 'GET',
+      url: `${documents}/${ids[0]}/attachments/${attachmentId}`,
+      headers: as,
+    })
+    t.equal(download.statusCode, 200)
+    t.same(download.rawPayload, BYTES, 'the same bytes')
+
+    const notBackup = await quire(['restore', restoredDir], { QUIRE_DATA_DIR: await tempDir(t) })
+    t.equal(notBackup.code, 1)
+    t.match(notBackup.stderr, /not a backup made by `quire backup`/)
+  },
+)
