@@ -8,7 +8,7 @@ import type { Io } from './io.js'
 export const readConfig = (io: Io): CliConfig => loadConfig(CliConfigSchema, io.env)
 
 /** The store as the services open it: the same dictionary, so records written here read there. */
-export const openStore = (config: CliConfig): Promise<RecordStore> =>
+const openStore = (config: CliConfig): Promise<RecordStore> =>
   openRecordStore({
     dataDir: config.QUIRE_DATA_DIR,
     mongoUrl: config.QUIRE_MONGO_URL,
@@ -16,7 +16,7 @@ export const openStore = (config: CliConfig): Promise<RecordStore> =>
     compressionDictionary: RECORDS_COMPRESSION_DICTIONARY,
   })
 
-export const openFiles = (config: CliConfig): Promise<FileStore> =>
+const openFiles = (config: CliConfig): Promise<FileStore> =>
   openFileStore({ dataDir: config.QUIRE_DATA_DIR, s3: s3Options(config) })
 
 /** Runs `work` with the store open, and closes it whatever happens. */

@@ -11,7 +11,7 @@ import { createServer, loadConfig, type App } from '@quire/service-kit'
 import type { Teardown } from '@quire/testing'
 import { run } from '../src/program.js'
 
-export const ADMIN = { username: 'admin', password: 'correct horse battery' }
+const ADMIN = { username: 'admin', password: 'correct horse battery' }
 export const DEFINITIONS = '/api/v2/document-definitions'
 
 /** A fresh directory, removed when the test ends. */
