@@ -2,14 +2,13 @@ import fp from 'fastify-plugin'
 import cors from '@fastify/cors'
 import rateLimit from '@fastify/rate-limit'
 import underPressure from '@fastify/under-pressure'
-import { createHash } from 'node:crypto'
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 import { fail } from '@quire/service-kit'
 
 export interface EdgeOptions {
   /** Allowed CORS origins; empty = CORS off (same-origin only). `*` allows any. */
   corsOrigins: string[]
-  /** Requests per minute per token (or per address without one); 0 = no limit. */
+  /** Requests per minute per client address, for requests without credentials; 0 = no limit. */
   rateLimitPerMinute: number
   /** Event loop delay (ms) past which new requests get 503 instead of queueing up. */
   maxEventLoopDelay: number
@@ -39,13 +38,15 @@ export const SECURITY_HEADERS: Readonly<Record<string, string>> = Object.freeze(
 })
 const SECURITY_HEADER_ENTRIES = Object.entries(SECURITY_HEADERS)
 
-/** A caller is its bearer token (hashed: the key lives in memory) or, without one, its address. */
-const callerKey = (request: FastifyRequest): string => {
-  const authorization = request.headers.authorization
-  return authorization ? createHash('sha256').update(authorization).digest('base64url') : request.ip
-}
+/**
+ * The edge cannot tell a valid token from a random one (services verify them, and may be remote), so it never keys
+ * on the header: a random `Authorization` per request would get a fresh budget. It limits by address the requests
+ * that bring no credentials; those that do are limited by the service's auth plugin once verified, by user id
+ * (`callerRateLimitPerMinute`), and their failures by address.
+ */
+const bringsCredentials = (request: FastifyRequest): boolean => request.headers.authorization !== undefined
 
-/** What faces the internet: security headers, CORS, per-caller rate limits, shedding load when overloaded. */
+/** What faces the internet: security headers, CORS, per-address rate limits for anonymous requests, shedding load when overloaded. */
 async function edge(app: FastifyInstance, options: EdgeOptions) {
   app.addHook('onRequest', function securityHeaders(_request, reply, done) {
     for (const [name, value] of SECURITY_HEADER_ENTRIES) reply.header(name, value)
@@ -74,7 +75,8 @@ async function edge(app: FastifyInstance, options: EdgeOptions) {
       app.rateLimit({
         max: options.rateLimitPerMinute,
         timeWindow: 60_000,
-        keyGenerator: callerKey,
+        keyGenerator: (request) => request.ip,
+        allowList: bringsCredentials,
         errorResponseBuilder: (_request, context) =>
           fail(
             'rate_limited',
