@@ -26,7 +26,7 @@ interface HousekeepingOptions {
 
 /**
  * On a timer in every replica (each purge is idempotent, so replicas running it together only repeat a cheap
- * indexed delete). Idempotency keys belong to the documents service, which purges its own.
+ * indexed delete). Idempotency keys belong to the documents service: not purged here.
  */
 export const housekeepingPlugin = fp(
   async (app: FastifyInstance, { store, intervalSeconds, now }: HousekeepingOptions) => {
