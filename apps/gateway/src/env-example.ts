@@ -28,6 +28,9 @@ const DESCRIPTIONS: Readonly<Record<string, string>> = {
   QUIRE_ADMIN_PASSWORD: 'Their password; generated and printed once when unset.',
   QUIRE_ACCESS_TOKEN_TTL: 'Seconds an access token (JWT) stays valid.',
   QUIRE_RESET_TOKEN_TTL: 'Seconds a password reset token stays usable.',
+  QUIRE_RESET_MAX_PER_ACCOUNT: 'Password reset requests allowed per account within the reset window (429 beyond).',
+  QUIRE_RESET_MAX_PER_ADDRESS: 'Password reset requests allowed per client address within the reset window.',
+  QUIRE_RESET_WINDOW_SECONDS: 'The reset window, in seconds.',
   QUIRE_SMTP_URL:
     'Reset mails are always written to the mail outbox; with this set (smtp:// or smtps://) they are also sent.',
   QUIRE_MAIL_FROM: 'Sender of the mails Quire sends.',
@@ -35,7 +38,21 @@ const DESCRIPTIONS: Readonly<Record<string, string>> = {
   QUIRE_LOGIN_MAX_FAILURES_PER_ACCOUNT: 'Failed logins allowed per account within the window.',
   QUIRE_LOGIN_MAX_FAILURES_PER_ADDRESS: 'Failed logins allowed per client address within the window.',
   QUIRE_LOGIN_WINDOW_SECONDS: 'The window of the two limits above, in seconds.',
+  QUIRE_LONG_LIVED_TOKEN_DAYS: 'Days a long-lived token lives when its request names no expiresOn.',
+  QUIRE_LONG_LIVED_TOKEN_MAX_DAYS: 'The most days a long-lived token may ask for.',
+  QUIRE_CALLER_RATE_LIMIT_PER_MINUTE:
+    'Requests per minute per signed-in user, and failed sign-ins per minute per address, per process; 0 = off.',
+  QUIRE_PURGE_INTERVAL_SECONDS:
+    'Seconds between purges of expired records (throttles, reset tokens, mails) and mail delivery retries.',
+  QUIRE_MAIL_RETENTION_SECONDS:
+    'Seconds a sent (or given up) mail stays in the outbox, without its secret, before it is purged.',
 }
+
+/** Variables described neither in their schema nor above: a new variable needs a `description` in its schema. */
+export const undescribed = (): string[] =>
+  Object.entries(ConfigSchema.properties)
+    .filter(([name, property]) => !(property as { description?: string }).description && !DESCRIPTIONS[name])
+    .map(([name]) => name)
 
 /** The text `.env.example` holds: every variable of the all-in-one gateway, which reads every service's too. */
 export const envExample = (): string => renderEnvExample(ConfigSchema, { header: HEADER, descriptions: DESCRIPTIONS })

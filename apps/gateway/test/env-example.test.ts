@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises'
 import t from 'tap'
 import { ConfigSchema } from '../src/config.js'
-import { ENV_EXAMPLE_PATH, envExample } from '../src/env-example.js'
+import { ENV_EXAMPLE_PATH, envExample, undescribed } from '../src/env-example.js'
 
 t.test('.env.example is what `npm run env:example` writes from the config schemas', async (t) => {
   const onDisk = await readFile(ENV_EXAMPLE_PATH, 'utf8')
@@ -18,4 +18,8 @@ t.test('it names every variable, each with its default', async (t) => {
       name,
     )
   }
+})
+
+t.test('every variable is described (give a new one a `description` in its config schema)', async (t) => {
+  t.same(undescribed(), [])
 })
