@@ -8,8 +8,11 @@ import {
   type StoredRecord,
 } from '@quire/records'
 
-/** A definition as stored: the wire shape without `_permissions`, which is computed for each caller. */
-export type DefinitionRecord = Omit<Definition, '_permissions'>
+/**
+ * A definition as stored: the wire shape without `_permissions` (computed for each caller) and with its indexes
+ * as declared (their `state` is the store's, read for each answer).
+ */
+export type DefinitionRecord = Omit<Definition, '_permissions' | 'indexes'> & { indexes?: IndexDeclaration[] }
 
 /**
  * A document as stored, never with `_permissions`. Its stored text ends with `_hash` (see lib/stored-text.ts).
@@ -39,11 +42,25 @@ export interface IdempotencyRecord extends StoredRecord {
   expiresOn: string
 }
 
-/** A stored attachment file, by file key, with the document owning it. */
+/**
+ * An attachment of a document, by its key (`<environment>/<definition>/<document>/<attachment>`), with the
+ * document holding it and the stored file it reads.
+ */
 export interface AttachmentFileRecord extends StoredRecord {
   definitionId: string
   documentId: string
   _createdOn: string
+  /** The key of the stored file when it is another attachment's (a copy shares it); absent: `_id` itself. */
+  file?: string
+  /** Written when a copy starts sharing this attachment's file, so a removal racing the copy conflicts with it. */
+  sharedOn?: string
+  /** Its file is being removed (it was the last reference): a copy can no longer share it. */
+  removing?: true
+}
+
+/** How many attachments read one stored file, kept only while more than one does (absent: one). */
+export interface SharedFileRecord extends StoredRecord {
+  references: number
 }
 
 /**
@@ -63,6 +80,8 @@ export const DOCUMENTS_COLLECTIONS = {
   attachmentFiles: defineCollection<AttachmentFileRecord>('attachment_files', [
     { name: 'definition_document', fields: { definitionId: 1, documentId: 1 } },
   ]),
+  /** `_id`: a stored file's key. A file is removed from the file store with its last reference. */
+  sharedFiles: defineCollection<SharedFileRecord>('shared_files'),
 } as const
 
 /** Creates the missing indexes of the fixed collections (idempotent); app.ts calls it once at start. */

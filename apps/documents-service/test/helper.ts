@@ -3,7 +3,7 @@ import { createRequire } from 'node:module'
 import { join } from 'node:path'
 import { Value } from '@sinclair/typebox/value'
 import { openFileStore, type FileStore } from '@quire/files'
-import type { RecordStore, Transaction } from '@quire/records'
+import type { Collection, RecordStore, StoredRecord, Transaction } from '@quire/records'
 import { createServer, mountService, type App } from '@quire/service-kit'
 import {
   accessToken,
@@ -150,4 +150,28 @@ export async function getDocument(server: App, as: Record<string, string>, ddId:
     headers: as,
   })
   return response.json() as { _id: string; _hash: string } & Record<string, unknown>
+}
+
+/**
+ * From now on, collections of `store` whose name passes `matches` answer with `override`'s methods first (each
+ * given the real collection): a test's way to delay, observe or fail one store call the service makes.
+ */
+export function intercept(
+  store: RecordStore,
+  matches: (name: string) => boolean,
+  override: (real: Collection) => Partial<Collection>,
+): void {
+  const open = store.collection.bind(store)
+  store.collection = <T extends StoredRecord = StoredRecord>(name: string): Collection<T> => {
+    const real = open<T>(name)
+    if (!matches(name)) return real
+    const overrides: Partial<Collection> = override(real as unknown as Collection)
+    return new Proxy(real, {
+      get(target, property) {
+        if (Object.hasOwn(overrides, property)) return Reflect.get(overrides, property)
+        const value: unknown = Reflect.get(target, property, target)
+        return typeof value === 'function' ? value.bind(target) : value
+      },
+    })
+  }
 }

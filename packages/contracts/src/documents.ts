@@ -69,6 +69,15 @@ export const IndexDeclarationSchema = Type.Object(
 )
 export type IndexDeclaration = Static<typeof IndexDeclarationSchema>
 
+/**
+ * A declared index in a definition's answer: `state` is `building` while the store is still adding the existing
+ * documents to it (queries do not use it yet), `ready` after; absent when the store does not hold it.
+ */
+const DefinitionIndexSchema = Type.Object({
+  ...IndexDeclarationSchema.properties,
+  state: Type.Optional(Type.Union([Type.Literal('building'), Type.Literal('ready')])),
+})
+
 const NameSchema = Type.String({ minLength: 1, maxLength: 200, pattern: PRINTABLE_PATTERN })
 const definitionSettings = {
   label: Type.Optional(Type.String({ maxLength: 500 })),
@@ -139,6 +148,7 @@ export const DefinitionSchema = Type.Object({
   ...systemFields,
   name: Type.String(),
   ...definitionSettings,
+  indexes: Type.Optional(Type.Array(DefinitionIndexSchema)),
   _permissions: PermissionsSchema,
 })
 export type Definition = Static<typeof DefinitionSchema>

@@ -133,3 +133,57 @@ export function withoutAttachment(fields: DocumentFields, id: string): DocumentF
   found.list.splice(found.index, 1)
   return root
 }
+
+/** What only the server writes in an attachment's metadata: a document write never changes these. */
+const ATTACHMENT_SYSTEM_FIELDS = [
+  '_id',
+  '_fileName',
+  '_size',
+  '_contentType',
+  '_sha256',
+  'store',
+  '_width',
+  '_height',
+  '_createdOn',
+  '_createdByUserId',
+] as const
+
+/** Every attachment in `node`, by `_id`. */
+function collectAttachments(node: unknown, found: Map<string, Attachment>, depth: number): Map<string, Attachment> {
+  if (depth > MAX_SEGMENTS || typeof node !== 'object' || node === null) return found
+  if (Array.isArray(node)) {
+    for (const item of node) {
+      if (isObject(item) && typeof item._id === 'string' && typeof item._fileName === 'string') {
+        found.set(item._id, item as Attachment)
+      }
+    }
+  }
+  for (const child of Object.values(node)) collectAttachments(child, found, depth + 1)
+  return found
+}
+
+function restore(node: unknown, stored: Map<string, Attachment>, depth: number): void {
+  if (depth > MAX_SEGMENTS || typeof node !== 'object' || node === null) return
+  if (isObject(node) && typeof node._id === 'string') {
+    const original = stored.get(node._id)
+    if (original) {
+      for (const field of ATTACHMENT_SYSTEM_FIELDS) {
+        if (original[field] === undefined) delete node[field]
+        else node[field] = original[field]
+      }
+      return
+    }
+  }
+  for (const child of Object.values(node)) restore(child, stored, depth + 1)
+}
+
+/**
+ * `next` (changed in place) with the system fields of every attachment `stored` holds put back as stored,
+ * wherever the attachment now sits: size, type, hash and name describe the stored file, which never changes.
+ * Attachments `next` adds (metadata of files saved with `shouldUpdateDocument=false`) are kept as sent.
+ */
+export function keepAttachmentFields(stored: DocumentFields, next: DocumentFields): DocumentFields {
+  const attachments = collectAttachments(stored, new Map(), 0)
+  if (attachments.size > 0) restore(next, attachments, 0)
+  return next
+}

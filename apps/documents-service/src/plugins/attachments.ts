@@ -14,7 +14,7 @@ import type {
   Document,
 } from '@quire/contracts'
 import { FileNotFoundError, type ByteRange, type FileStore } from '@quire/files'
-import { newObjectId, type Filter, type RecordStore } from '@quire/records'
+import { ConflictError, DuplicateKeyError, newObjectId, type Filter, type RecordStore } from '@quire/records'
 import { ApiError, fail } from '@quire/service-kit'
 import { DOCUMENTS_COLLECTIONS, type DefinitionRecord } from '../collections.js'
 import type { DocumentsConfig } from '../config.js'
@@ -50,6 +50,7 @@ interface FoundAttachment {
   attachment: Attachment
   /** Strong: a stored file never changes (a new upload or a copy gets a new `_id`). */
   etag: string
+  /** The stored file's key: the attachment's own, or the one it shares with the attachment it was copied from. */
   key: string
 }
 
@@ -64,10 +65,15 @@ interface AttachmentsService {
   ): Promise<{ attachments: Attachment[]; document?: Document }>
   /** 404 `attachment_not_found` unless the document holds it, wherever in its fields. */
   find(scope: Scope, definition: DefinitionRecord, id: string, attachmentId: string): Promise<FoundAttachment>
+  /** Size and type as the file store has them (never the document's metadata, which a client writes). */
+  stat(found: FoundAttachment): Promise<{ size: number; contentType: string }>
   read(found: FoundAttachment, range?: ByteRange): Promise<{ stream: Readable; size: number }>
   /** Removes it from its field, then its file; resolves to the updated document. */
   remove(scope: Scope, definition: DefinitionRecord, id: string, attachmentId: string): Promise<Document>
-  /** Item by item; a failing item stops the call with an error naming it (the ones before stay done). */
+  /**
+   * Item by item; a failing item stops the call with an error naming it (the ones before stay done). A copy
+   * shares the source's stored file (files never change): no byte is copied.
+   */
   copy(scope: Scope, items: CopyAttachmentsBody): Promise<CopiedAttachments[]>
 }
 
@@ -85,6 +91,10 @@ interface AttachmentsOptions {
 }
 
 const REMOVAL_BATCH = 500
+/** Files one copy call may add (over all its items): each is a few record writes, all in one request. */
+const MAX_COPIED_FILES = 1000
+/** Reference counts are read and written in optimistic transactions: retried when another one wrote first. */
+const MAX_ATTEMPTS = 16
 const CONTENT_TYPE = /^[\w.+-]+\/[\w.+-]+$/
 const DEFAULT_CONTENT_TYPE = 'application/octet-stream'
 const MAX_FILE_NAME = 255
@@ -134,6 +144,18 @@ function atItem(error: unknown, index: number): unknown {
   return new ApiError(error.code, `item ${index}: ${error.message} (${done})`, error.userDescription, error.statusCode)
 }
 
+/** Runs a reference-count transaction again when a concurrent one changed what it read. */
+async function retried<T>(work: () => Promise<T>): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await work()
+    } catch (error) {
+      const lost = error instanceof ConflictError || error instanceof DuplicateKeyError
+      if (!lost || attempt === MAX_ATTEMPTS) throw error
+    }
+  }
+}
+
 function attachmentsService(
   options: AttachmentsOptions,
   documents: DocumentsRepository,
@@ -143,12 +165,73 @@ function attachmentsService(
   const { files, config } = options
   const { QUIRE_MAX_FILE_SIZE: maxFileSize, QUIRE_MAX_FILES: maxFiles } = config
   const uploadDir = config.QUIRE_UPLOAD_DIR ?? tmpdir()
-  const fileRecords = DOCUMENTS_COLLECTIONS.attachmentFiles.in(options.store)
+  const { store } = options
+  const fileRecords = DOCUMENTS_COLLECTIONS.attachmentFiles.in(store)
 
-  /** Removes files and their records; missing ones are fine, so this also cleans up half-done work. */
+  /**
+   * Drops one attachment's reference to its stored file, and the file with its last reference. The record of
+   * the last one stays (marked `removing`) until the file is gone, so a file in the store always has one.
+   */
+  async function release(key: string): Promise<void> {
+    const unreferenced = await retried(() =>
+      store.transaction(async (tx) => {
+        const references = DOCUMENTS_COLLECTIONS.attachmentFiles.in(tx)
+        const shared = DOCUMENTS_COLLECTIONS.sharedFiles.in(tx)
+        const record = await references.findOne({ _id: key })
+        const file = record?.file ?? key
+        const count = await shared.findOne({ _id: file })
+        if (count) {
+          if (record) await references.deleteOne({ _id: key })
+          if (count.references > 2) {
+            await shared.updateOne({ _id: file }, { $set: { references: count.references - 1 } })
+          } else {
+            await shared.deleteOne({ _id: file })
+          }
+          return undefined
+        }
+        // Written, so a copy sharing this file concurrently conflicts with this transaction.
+        if (record && !record.removing) await references.updateOne({ _id: key }, { $set: { removing: true } })
+        return file
+      }),
+    )
+    if (unreferenced === undefined) return
+    await files.remove(unreferenced)
+    await fileRecords.deleteOne({ _id: key })
+  }
+
+  /** Releases attachments (see `release`); missing ones are fine, so this also cleans up half-done work. */
   async function discard(keys: string[]): Promise<void> {
-    for (const key of keys) await files.remove(key)
-    if (keys.length > 0) await fileRecords.deleteMany({ _id: { $in: keys } })
+    for (const key of keys) await release(key)
+  }
+
+  /** The target attachment reads the source's stored file; counted so removing either keeps it for the other. */
+  async function share(
+    source: string,
+    target: { key: string; definition: DefinitionRecord; documentId: string },
+  ): Promise<void> {
+    const shared = await retried(() =>
+      store.transaction(async (tx) => {
+        const references = DOCUMENTS_COLLECTIONS.attachmentFiles.in(tx)
+        const counts = DOCUMENTS_COLLECTIONS.sharedFiles.in(tx)
+        const record = await references.findOne({ _id: source })
+        if (!record || record.removing) return false
+        const file = record.file ?? record._id
+        const now = new Date().toISOString()
+        await references.updateOne({ _id: source }, { $set: { sharedOn: now } })
+        const count = await counts.findOne({ _id: file })
+        if (count) await counts.updateOne({ _id: file }, { $set: { references: count.references + 1 } })
+        else await counts.insertOne({ _id: file, references: 2 })
+        await references.insertOne({
+          _id: target.key,
+          definitionId: target.definition._id,
+          documentId: target.documentId,
+          _createdOn: now,
+          file,
+        })
+        return true
+      }),
+    )
+    if (!shared) throw new FileNotFoundError(source)
   }
 
   async function discardWhere(filter: Filter): Promise<void> {
@@ -225,10 +308,23 @@ function attachmentsService(
     return attachments
   }
 
-  async function copyItem(scope: Scope, source: CopySource, target: CopyTarget): Promise<CopiedAttachments> {
+  async function copyItem(
+    scope: Scope,
+    source: CopySource,
+    target: CopyTarget,
+    budget: { files: number },
+  ): Promise<CopiedAttachments> {
     const sourceDefinition = await definitions.resolve(scope, source.ddName)
     const sourceDocument = await documents.get(scope, sourceDefinition, documentRef(source, 'source'))
     const selected = selectFiles(attachmentsAt(sourceDocument, parseValuePath(source.valuePath)), source)
+    budget.files -= selected.length
+    if (budget.files < 0) {
+      throw fail(
+        'payload_too_large',
+        `More than ${MAX_COPIED_FILES} files in one copyAttachments call`,
+        `At most ${MAX_COPIED_FILES} files can be copied at once`,
+      )
+    }
     const targetDefinition = await definitions.resolve(scope, target.ddName)
     const targetDocument = await documents.get(scope, targetDefinition, documentRef(target, 'target'))
     const targetPath = parseValuePath(target.valuePath)
@@ -245,9 +341,12 @@ function attachmentsService(
         }
         const key = keyOf(targetDefinition, targetDocument._id, copy._id)
         keys.push(key)
-        await register(targetDefinition, targetDocument._id, key)
         try {
-          await files.copy(keyOf(sourceDefinition, sourceDocument._id, original._id), key)
+          await share(keyOf(sourceDefinition, sourceDocument._id, original._id), {
+            key,
+            definition: targetDefinition,
+            documentId: targetDocument._id,
+          })
         } catch (error) {
           throw error instanceof FileNotFoundError
             ? notFound(original._id, `the file store (source ${source.valuePath})`)
@@ -315,7 +414,15 @@ function attachmentsService(
       const document = await documents.get(scope, definition, id)
       const attachment = findAttachment(document, attachmentId)
       if (!attachment) throw notFound(attachmentId, `document "${id}"`)
-      return { attachment, etag: `"${attachment._id}"`, key: keyOf(definition, document._id, attachment._id) }
+      const own = keyOf(definition, document._id, attachment._id)
+      const record = await fileRecords.findOne({ _id: own }, { projection: { file: 1 } })
+      return { attachment, etag: `"${attachment._id}"`, key: record?.file ?? own }
+    },
+
+    async stat({ attachment, key }) {
+      const info = await files.stat(key)
+      if (!info) throw notFound(attachment._id, 'the file store')
+      return { size: info.size, contentType: info.contentType }
     },
 
     async read({ attachment, key }, range) {
@@ -339,9 +446,10 @@ function attachmentsService(
 
     async copy(scope, items) {
       const results: CopiedAttachments[] = []
+      const budget = { files: MAX_COPIED_FILES }
       for (const [index, { source, target }] of items.entries()) {
         try {
-          results.push(await copyItem(scope, source, target))
+          results.push(await copyItem(scope, source, target, budget))
         } catch (error) {
           throw atItem(error, index)
         }

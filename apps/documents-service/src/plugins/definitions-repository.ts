@@ -3,7 +3,7 @@ import type { Scope } from '@quire/auth'
 import type { CreateDefinitionBody, Definition, DefinitionBody, DefinitionPatch, Pagination } from '@quire/contracts'
 import { ConflictError, DuplicateKeyError, newObjectId, type RecordStore } from '@quire/records'
 import { fail } from '@quire/service-kit'
-import { DOCUMENTS_COLLECTIONS, type DefinitionRecord } from '../collections.js'
+import { declaredIndex, DOCUMENTS_COLLECTIONS, type DefinitionRecord } from '../collections.js'
 import { hashed } from '../lib/stored-text.js'
 import { permissionsOf } from '../lib/visibility.js'
 import type { DocumentsRepository } from './documents-repository.js'
@@ -65,10 +65,36 @@ function definitionsRepository(store: RecordStore, documents: DocumentsRepositor
   const definitions = DOCUMENTS_COLLECTIONS.definitions.in(store)
   const cache = new Map<string, { definition: DefinitionRecord; expires: number }>()
 
-  const present = (scope: Scope, record: DefinitionRecord): Definition => ({
-    ...record,
-    _permissions: permissionsOf(scope),
-  })
+  /** The caller's permissions, and each declared index with the store's build state. */
+  async function present(scope: Scope, record: DefinitionRecord): Promise<Definition> {
+    if (!record.indexes?.length) return { ...record, _permissions: permissionsOf(scope) }
+    const states = new Map((await documents.indexStates(record)).map((index) => [index.name, index.state]))
+    const indexes = record.indexes.map((declaration) => {
+      const state = states.get(declaredIndex(declaration).name)
+      return state ? { ...declaration, state } : declaration
+    })
+    return { ...record, indexes, _permissions: permissionsOf(scope) }
+  }
+
+  /** 409 before anything is built when another definition of the environment has the name. */
+  async function checkFreeName(environmentId: string, name: string, self?: string): Promise<void> {
+    const holder = await definitions.findOne({ _environmentId: environmentId, name }, { projection: { _id: 1 } })
+    if (holder && holder._id !== self) throw duplicateName(name)
+  }
+
+  /**
+   * Drops the indexes a failed definition write created, but not one the stored definition declares (a concurrent
+   * write that did commit may have declared the same index).
+   */
+  async function rollBackIndexes(definition: DefinitionRecord, created: string[]): Promise<void> {
+    if (created.length === 0) return
+    const stored = await definitions.findOne({ _id: definition._id, _environmentId: definition._environmentId })
+    const kept = new Set((stored?.indexes ?? []).map((declaration) => declaredIndex(declaration).name))
+    await documents.dropIndexes(
+      definition,
+      created.filter((name) => !kept.has(name)),
+    )
+  }
 
   function forget(environmentId: string): void {
     const prefix = `${environmentId}\0`
@@ -108,15 +134,15 @@ function definitionsRepository(store: RecordStore, documents: DocumentsRepositor
       ...settingsOf(settings),
       _hash: '',
     })
-    await documents.syncIndexes(definition)
+    // Nothing is created for a request that is refused: the name is checked before the collection's indexes.
+    await checkFreeName(scope.environmentId, settings.name)
+    await documents.addIndexes(definition)
     try {
       await definitions.insertOne(definition)
     } catch (error) {
-      if (error instanceof DuplicateKeyError) {
-        await documents.dropAll(definition)
-        throw duplicateName(settings.name)
-      }
-      throw error
+      // Its collection is new: dropping it removes exactly what this call created.
+      await documents.dropAll(definition)
+      throw error instanceof DuplicateKeyError ? duplicateName(settings.name) : error
     }
     return definition
   }
@@ -141,14 +167,19 @@ function definitionsRepository(store: RecordStore, documents: DocumentsRepositor
       ...settingsOf(next),
       _hash: '',
     })
-    await documents.syncIndexes(definition, current.indexes)
+    if (next.name !== current.name) await checkFreeName(scope.environmentId, next.name, current._id)
+    // New indexes are built first (a definition never declares an index its documents lack); they are dropped
+    // again if the write fails, and the ones it no longer declares go only once it is written.
+    const created = await documents.addIndexes(definition, current.indexes)
     const { _id, ...replacement } = definition
     let updated: DefinitionRecord | null
     try {
       updated = await definitions.updateOne({ _id, _environmentId: scope.environmentId }, replacement, {
         expectedHash: current._hash,
       })
+      if (!updated) throw notFound(idOrName, scope.environmentId)
     } catch (error) {
+      await rollBackIndexes(definition, created)
       if (error instanceof DuplicateKeyError) throw duplicateName(next.name)
       if (error instanceof ConflictError) {
         throw fail(
@@ -161,7 +192,7 @@ function definitionsRepository(store: RecordStore, documents: DocumentsRepositor
     } finally {
       forget(scope.environmentId)
     }
-    if (!updated) throw notFound(idOrName, scope.environmentId)
+    await documents.removeIndexes(updated, current.indexes ?? [])
     return present(scope, updated)
   }
 
@@ -177,13 +208,18 @@ function definitionsRepository(store: RecordStore, documents: DocumentsRepositor
     resolve,
 
     async list(scope, { limit, after }) {
-      const items = await definitions.find({ _environmentId: scope.environmentId }, { limit: limit + 1, after })
+      // `after` names a definition of the caller's environment (another's position is not theirs to know).
+      const own = { _environmentId: scope.environmentId }
+      if (after !== undefined && !(await definitions.findOne({ ...own, _id: after }, { projection: { _id: 1 } }))) {
+        throw fail('invalid_query', `after: no document definition ${after}`, 'The list parameter "after" is not valid')
+      }
+      const items = await definitions.find(own, { limit: limit + 1, after })
       const hasNext = items.length > limit
       if (hasNext) items.length = limit
       const pagination: Pagination = { hasPrevious: after !== undefined, hasNext, type: 'cursor' }
       const last = items.at(-1)
       if (hasNext && last) pagination.next = `limit=${limit}&after=${encodeURIComponent(last._id)}`
-      return { data: items.map((item) => present(scope, item)), pagination }
+      return { data: await Promise.all(items.map((item) => present(scope, item))), pagination }
     },
 
     async get(scope, idOrName) {

@@ -6,7 +6,10 @@ import {
   DuplicateKeyError,
   InvalidQueryError,
   newObjectId,
+  ParallelArraysError,
+  QueryTooLargeError,
   type Filter,
+  type IndexInfo,
   type RecordStore,
   type RecordText,
 } from '@quire/records'
@@ -23,6 +26,7 @@ import { userFields, userPart } from '../lib/document-fields.js'
 import { validateFields } from '../lib/field-validators.js'
 import { ifMatchAccepts } from '../lib/if-match.js'
 import { nextPageQuery, type ListQuery } from '../lib/list-query.js'
+import { keepAttachmentFields } from '../lib/value-path.js'
 import { arrayText, hashed, storedHash, withField } from '../lib/stored-text.js'
 import {
   keepsPermissions,
@@ -79,8 +83,16 @@ export interface DocumentsRepository {
   remove(scope: Scope, definition: DefinitionRecord, id: string, ifMatch?: string): Promise<DocumentRecord>
   /** Hook point for what documents own outside the records store (attachment files). */
   onRemove(listener: RemovalListener): void
-  /** Creates or drops the collection's indexes so they match the definition's declared `indexes`. */
-  syncIndexes(definition: DefinitionRecord, previous?: IndexDeclaration[]): Promise<void>
+  /**
+   * Creates the indexes `definition` declares that `previous` did not (and the collection's own), resolving to
+   * the names it created, so a definition write that then fails can drop them again (`dropIndexes`).
+   */
+  addIndexes(definition: DefinitionRecord, previous?: IndexDeclaration[]): Promise<string[]>
+  /** Drops the declared indexes of `previous` that `definition` no longer declares (once the definition is written). */
+  removeIndexes(definition: DefinitionRecord, previous: IndexDeclaration[]): Promise<void>
+  dropIndexes(definition: DefinitionRecord, names: readonly string[]): Promise<void>
+  /** The collection's indexes with their build state (`building` until every document is in it). */
+  indexStates(definition: DefinitionRecord): Promise<IndexInfo[]>
   countAll(definition: DefinitionRecord): Promise<number>
   dropAll(definition: DefinitionRecord): Promise<void>
 }
@@ -118,6 +130,32 @@ function duplicate(error: DuplicateKeyError, fields: DocumentFields): ApiError {
     )
   }
   return fail('validation_error', `body: another document has the same values for unique index ${error.index}`)
+}
+
+/** What an index refuses, as the API says it: a duplicate (above), or arrays in two fields of one index. */
+function refusedWrite(error: unknown, fields: DocumentFields): unknown {
+  if (error instanceof DuplicateKeyError) return duplicate(error, fields)
+  if (error instanceof ParallelArraysError) return fail('parallel_arrays', `body: ${error.message}`)
+  return error
+}
+
+/** A query the store will not run: malformed, or over its memory budget (the message names the missing index). */
+function refusedQuery(error: unknown): unknown {
+  if (error instanceof InvalidQueryError || error instanceof QueryTooLargeError) {
+    return fail('invalid_query', error.message, 'The list parameters are not valid')
+  }
+  return error
+}
+
+/** An index the existing documents cannot hold: equal values for a unique one, or parallel arrays. */
+function refusedIndex(error: unknown, name: string): unknown {
+  if (error instanceof DuplicateKeyError) {
+    return fail('validation_error', `body/indexes: existing documents have equal values for unique index ${name}`)
+  }
+  if (error instanceof ParallelArraysError) {
+    return fail('parallel_arrays', `body/indexes: existing documents cannot be indexed: ${error.message}`)
+  }
+  return error
 }
 
 function documentsRepository(store: RecordStore, idempotencyKeys: IdempotencyKeys): DocumentsRepository {
@@ -171,7 +209,7 @@ function documentsRepository(store: RecordStore, idempotencyKeys: IdempotencyKey
       })
     } catch (error) {
       if (error instanceof ConflictError) throw changed(key)
-      throw error instanceof DuplicateKeyError && record ? duplicate(error, record) : error
+      throw record ? refusedWrite(error, record) : error
     }
   }
 
@@ -186,7 +224,7 @@ function documentsRepository(store: RecordStore, idempotencyKeys: IdempotencyKey
     for (let attempt = 0; attempt < MAX_WRITE_ATTEMPTS; attempt++) {
       const current = await find(scope, definition, id)
       if (ifMatch !== undefined && !ifMatchAccepts(ifMatch, current._hash)) throw changed(id)
-      const fields = userFields(change(userPart(current)))
+      const fields = keepAttachmentFields(current, userFields(change(userPart(current))))
       const next: DocumentRecord = {
         _id: current._id,
         _createdOn: current._createdOn,
@@ -207,7 +245,9 @@ function documentsRepository(store: RecordStore, idempotencyKeys: IdempotencyKey
         if (!updated) throw notFound(definition, id)
         return present(scope, updated)
       } catch (error) {
-        if (error instanceof DuplicateKeyError) throw duplicate(error, fields)
+        if (error instanceof DuplicateKeyError || error instanceof ParallelArraysError) {
+          throw refusedWrite(error, fields)
+        }
         // Someone wrote in between: a pinned version lost; otherwise merge again onto the newer one.
         if (!(error instanceof ConflictError) || ifMatch !== undefined) {
           throw error instanceof ConflictError ? changed(id) : error
@@ -215,6 +255,11 @@ function documentsRepository(store: RecordStore, idempotencyKeys: IdempotencyKey
       }
     }
     throw changed(id)
+  }
+
+  async function dropIndexes(definition: DefinitionRecord, names: readonly string[]): Promise<void> {
+    const documents = collectionOf(definition)
+    for (const name of names) await documents.dropIndex(name)
   }
 
   return {
@@ -233,6 +278,7 @@ function documentsRepository(store: RecordStore, idempotencyKeys: IdempotencyKey
       const options = { sort: query.sort, skip: query.skip, limit: query.limit + 1, after: query.after }
       const withPermissions = keepsPermissions(query)
       let items: RecordText[]
+      let total: number | undefined
       try {
         if (projects(query)) {
           // Projected records are this call's own copies: `_permissions` goes onto them before they are serialized.
@@ -249,11 +295,9 @@ function documentsRepository(store: RecordStore, idempotencyKeys: IdempotencyKey
             field ? { _id: item._id, json: withField(item.json, field) } : item,
           )
         }
+        if (query.count) total = await documents.count(filter)
       } catch (error) {
-        if (error instanceof InvalidQueryError) {
-          throw fail('invalid_query', error.message, 'The list parameters are not valid')
-        }
-        throw error
+        throw refusedQuery(error)
       }
       const hasNext = items.length > query.limit
       if (hasNext) items.length = query.limit
@@ -264,7 +308,7 @@ function documentsRepository(store: RecordStore, idempotencyKeys: IdempotencyKey
         type: 'cursor',
       }
       if (hasNext && last) pagination.next = nextPageQuery(query, last._id)
-      if (query.count) pagination.total = await documents.count(filter)
+      if (total !== undefined) pagination.total = total
       return { data: arrayText(items), pagination }
     },
 
@@ -293,7 +337,7 @@ function documentsRepository(store: RecordStore, idempotencyKeys: IdempotencyKey
       try {
         await collectionOf(definition).insertOne(record)
       } catch (error) {
-        throw error instanceof DuplicateKeyError ? duplicate(error, record) : error
+        throw refusedWrite(error, record)
       }
       return { document: present(scope, record), replayed: false }
     },
@@ -342,25 +386,35 @@ function documentsRepository(store: RecordStore, idempotencyKeys: IdempotencyKey
       listeners.push(listener)
     },
 
-    async syncIndexes(definition, previous = []) {
+    async addIndexes(definition, previous = []) {
       const spec = documentsCollection(definition)
       const documents = spec.in(store)
-      const wanted = (definition.indexes ?? []).map(declaredIndex)
-      for (const old of previous.map(declaredIndex)) {
-        if (!wanted.some((index) => index.name === old.name)) await documents.dropIndex(old.name)
-      }
+      const had = new Set(previous.map((declaration) => declaredIndex(declaration).name))
+      const created: string[] = []
       for (const index of spec.indexes) await documents.ensureIndex(index)
-      for (const index of wanted) {
+      // Indexes the previous version declared are ensured too (one lost to a crash comes back), never dropped here.
+      for (const index of (definition.indexes ?? []).map(declaredIndex)) {
         try {
           await documents.ensureIndex(index)
         } catch (error) {
-          if (!(error instanceof DuplicateKeyError)) throw error
-          throw fail(
-            'validation_error',
-            `body/indexes: existing documents have equal values for unique index ${index.name}`,
-          )
+          await dropIndexes(definition, created)
+          throw refusedIndex(error, index.name)
         }
+        if (!had.has(index.name) && !created.includes(index.name)) created.push(index.name)
       }
+      return created
+    },
+
+    async removeIndexes(definition, previous) {
+      const wanted = new Set((definition.indexes ?? []).map((declaration) => declaredIndex(declaration).name))
+      const documents = collectionOf(definition)
+      for (const { name } of previous.map(declaredIndex)) if (!wanted.has(name)) await documents.dropIndex(name)
+    },
+
+    dropIndexes,
+
+    indexStates(definition) {
+      return collectionOf(definition).indexes()
     },
 
     countAll(definition) {

@@ -13,6 +13,7 @@ import { ApiError, fail } from '@quire/service-kit'
 import type { DocumentsConfig } from '../config.js'
 import { contentRange, requestedRange } from '../lib/byte-range.js'
 import { contentDisposition } from '../lib/content-disposition.js'
+import { drainBody } from '../lib/drain.js'
 
 export interface AttachmentRoutesOptions {
   config: Pick<DocumentsConfig, 'QUIRE_MAX_FILE_SIZE' | 'QUIRE_MAX_FILES'>
@@ -20,6 +21,8 @@ export interface AttachmentRoutesOptions {
 
 const REPLACE = /^replace$/i
 const BOUNDARY = /;\s*boundary=/i
+/** A refused upload's body is read (and dropped) up to this size, so the client gets the answer; past it, close. */
+const DRAIN_LIMIT = 1024 * 1024
 
 /** The save route, in its own context: only it parses multipart (elsewhere a multipart body stays 415). */
 const saveRoute: FastifyPluginAsyncTypebox<AttachmentRoutesOptions> = async (app, { config }) => {
@@ -42,9 +45,13 @@ const saveRoute: FastifyPluginAsyncTypebox<AttachmentRoutesOptions> = async (app
       consumes: ['multipart/form-data'],
       response: { 201: SavedAttachmentsSchema },
     },
-    // A failed upload may leave the client mid-body: closing the connection stops it sending the rest.
-    onError: async (_request, reply) => {
-      reply.header('connection', 'close')
+    // A failed upload may leave the client mid-body. Refused before the body was read (a bad `valuePath`, an
+    // unknown document...), a small body is read first so the client sees the answer; otherwise (a large
+    // body, or one failing part way, like a 413) closing the connection stops it sending the rest.
+    onError: async function answerReadably(request, reply) {
+      const length = Number(request.headers['content-length'] ?? Number.NaN)
+      const whole = await drainBody(request.raw, Number.isNaN(length) ? undefined : length, DRAIN_LIMIT)
+      if (!whole) reply.header('connection', 'close')
     },
     handler: async function saveAttachments(request, reply) {
       if (!request.isMultipart()) {
@@ -89,7 +96,7 @@ export const attachmentRoutes: FastifyPluginAsyncTypebox<AttachmentRoutesOptions
       const scope = request.scope
       const definition = await app.definitions.resolve(scope, request.params.ddId)
       const found = await app.attachments.find(scope, definition, request.params.id, request.params.attachmentId)
-      const { _size: size, _contentType, _fileName } = found.attachment
+      const { size, contentType } = await app.attachments.stat(found)
       const range = requestedRange(request.headers.range, request.headers['if-range'], size, found.etag)
       reply.header('accept-ranges', 'bytes').header('etag', found.etag)
       if (range === 'unsatisfiable') {
@@ -103,9 +110,9 @@ export const attachmentRoutes: FastifyPluginAsyncTypebox<AttachmentRoutesOptions
       }
       if (range) reply.code(206).header('content-range', contentRange(size, range))
       reply
-        .type(_contentType)
+        .type(contentType)
         .header('content-length', range ? range.end - range.start + 1 : size)
-        .header('content-disposition', contentDisposition(_fileName))
+        .header('content-disposition', contentDisposition(found.attachment._fileName))
         .header('x-content-type-options', 'nosniff')
       if (request.method === 'HEAD') return reply.send()
       const { stream } = await app.attachments.read(found, range)

@@ -42,3 +42,51 @@ t.test('over a real socket, 413 comes while the client is still sending, and the
   t.same(await storedObjects(world), stored, 'nothing stored')
   t.same(await filesUnder(world.uploadDir), [], 'no spooled file left')
 })
+
+t.test(
+  'over a real socket, an upload refused before its body is read still lets the client read the answer',
+  async (t) => {
+    const world = await build(t)
+    const { server, as } = world
+    await createDefinition(server, as.admin, { name: 'orders' })
+    const document = await createDocument(server, as.member, 'orders', { title: 'not a list' })
+    const address = await server.listen({ port: 0, host: '127.0.0.1' })
+    const boundary = `quire-${randomUUID()}`
+    const body = (size: number) =>
+      Buffer.concat([
+        Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="a.bin"\r\n\r\n`),
+        Buffer.alloc(size, 1),
+        Buffer.from(`\r\n--${boundary}--\r\n`),
+      ])
+    const send = (id: string, valuePath: string, size: number) =>
+      fetch(`${address}${attachmentsOf('orders', id)}?valuePath=${encodeURIComponent(valuePath)}`, {
+        method: 'POST',
+        headers: { ...as.member, 'content-type': `multipart/form-data; boundary=${boundary}` },
+        body: body(size),
+      })
+
+    const cases: Array<[string, string, string, number, string]> = [
+      ['a bad valuePath', document._id, 'title.0', 512 * 1024, 'invalid_value_path'],
+      ['a system field', document._id, '_id', 64 * 1024, 'invalid_value_path'],
+      ['an unknown document', 'nope', 'files', 512 * 1024, 'document_not_found'],
+    ]
+    for (const [name, id, valuePath, size, error] of cases) {
+      const response = await send(id, valuePath, size)
+      t.equal(response.status, error === 'document_not_found' ? 404 : 400, name)
+      t.not(response.headers.get('connection'), 'close', `${name}: the connection stays usable`)
+      t.match(await response.json(), { status: 'error', error }, name)
+    }
+    t.same(await filesUnder(world.uploadDir), [], 'nothing spooled')
+
+    // Past the drain limit (1 MiB) the answer comes and the connection closes.
+    const large = await server.inject({
+      method: 'POST',
+      url: `${attachmentsOf('orders', document._id)}?valuePath=title.0`,
+      headers: { ...as.member, 'content-type': `multipart/form-data; boundary=${boundary}` },
+      payload: body(2 * MB),
+    })
+    t.equal(large.statusCode, 400)
+    t.equal(large.headers.connection, 'close')
+    t.equal(large.json().error, 'invalid_value_path')
+  },
+)

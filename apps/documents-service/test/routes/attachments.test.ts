@@ -11,6 +11,7 @@ import {
   createDocument,
   documentsOf,
   getDocument,
+  storedDocuments,
   type Built,
 } from '../helper.js'
 import { attachmentsOf, filesUnder, form, storedObjects, keyOf, pngHeader, upload } from '../attachments-helper.js'
@@ -301,6 +302,81 @@ for (const adapter of ADAPTERS) {
         t.equal((await getDocument(server, as.member, 'orders', document._id))._hash, before._hash)
       },
     )
+
+    t.test(
+      'attachment system fields survive PUT and PATCH; downloads take size and type from the file store',
+      async (t) => {
+        const world = await build(t, { adapter })
+        const { server, as } = world
+        await createDefinition(server, as.admin, { name: 'orders' })
+        const document = await createDocument(server, as.member, 'orders')
+        const saved = await upload(server, as.member, 'orders', document._id, 'valuePath=files', [
+          { name: 'a.txt', content: 'alpha' },
+        ])
+        const [original] = saved.json().data.attachments as [Attachment]
+        const forged = {
+          ...original,
+          _size: 1_000_000,
+          _contentType: 'text/html',
+          _sha256: '0'.repeat(64),
+          _fileName: 'evil.html',
+          store: 'image',
+          _width: 1,
+          _createdByUserId: 'someone',
+          note: 'a user field beside it is kept',
+        }
+        const url = `${documentsOf('orders')}/${document._id}`
+        for (const [method, payload] of [
+          ['PUT', { files: [forged], moved: { list: [forged] } }],
+          ['PATCH', { files: [forged] }],
+        ] as const) {
+          const written = await server.inject({ method, url, headers: as.member, payload })
+          t.equal(written.statusCode, 200, method)
+          const { files } = written.json().data as { files: Attachment[] }
+          t.same(files, [{ ...original, note: 'a user field beside it is kept' }], `${method}: stored values kept`)
+          const stored = await getDocument(server, as.member, 'orders', document._id)
+          t.same((stored.files as Attachment[])[0], files[0], `${method}: as stored`)
+        }
+        const { moved } = (await getDocument(server, as.member, 'orders', document._id)) as { moved?: { list: [] } }
+        t.same(moved?.list, [{ ...original, note: 'a user field beside it is kept' }], 'kept wherever it is moved')
+
+        const download = await server.inject({
+          method: 'GET',
+          url: `${attachmentsOf('orders', document._id)}/${original._id}`,
+          headers: as.member,
+        })
+        t.equal(download.statusCode, 200)
+        t.equal(download.headers['content-length'], '5')
+        t.equal(download.headers['content-type'], 'text/plain')
+        t.equal(download.body, 'alpha')
+      },
+    )
+
+    t.test('downloads answer the size and type the file store holds, whatever the metadata says', async (t) => {
+      const world = await build(t, { adapter })
+      const { server, as, resources } = world
+      const definition = await createDefinition(server, as.admin, { name: 'orders' })
+      const document = await createDocument(server, as.member, 'orders')
+      const saved = await upload(server, as.member, 'orders', document._id, 'valuePath=files', [
+        { name: 'a.txt', content: 'alpha' },
+      ])
+      const [original] = saved.json().data.attachments as [Attachment]
+      // Metadata changed by other means than the API (the API keeps it): the store is still what counts.
+      await storedDocuments(resources.store, definition._id).updateOne(
+        { _id: document._id },
+        { $set: { files: [{ ...original, _size: 1, _contentType: 'text/html' }] } },
+      )
+      const url = `${attachmentsOf('orders', document._id)}/${original._id}`
+      for (const method of ['GET', 'HEAD'] as const) {
+        const response = await server.inject({ method, url, headers: as.member })
+        t.equal(response.headers['content-length'], '5', method)
+        t.equal(response.headers['content-type'], 'text/plain', method)
+      }
+      const ranged = await server.inject({ method: 'GET', url, headers: { ...as.member, range: 'bytes=2-' } })
+      t.equal(ranged.statusCode, 206)
+      t.equal(ranged.headers['content-range'], 'bytes 2-4/5')
+      t.equal(ranged.body, 'pha')
+    })
 
     t.test('download: whole, ranges (206), unsatisfiable (416), headers; remove', async (t) => {
       const world = await build(t, { adapter })

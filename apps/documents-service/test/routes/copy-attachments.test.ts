@@ -1,6 +1,7 @@
 import t from 'tap'
 import type { Attachment } from '@quire/contracts'
-import { ADAPTERS, build, createDefinition, createDocument, getDocument } from '../helper.js'
+import { DOCUMENTS_COLLECTIONS } from '../../src/collections.js'
+import { ADAPTERS, build, createDefinition, createDocument, documentsOf, getDocument } from '../helper.js'
 import { attachmentsOf, storedObjects, upload } from '../attachments-helper.js'
 
 const COPY = '/api/v2/documents/copyAttachments'
@@ -78,7 +79,7 @@ for (const adapter of ADAPTERS) {
       })
       t.equal(bytes.body, 'gamma', 'the copied bytes are there')
 
-      // Each copy is its own file: removing the original leaves it.
+      // A copy shares the stored file: removing the original leaves it.
       await server.inject({
         method: 'DELETE',
         url: `${attachmentsOf('orders', order._id)}/${a._id}`,
@@ -125,7 +126,7 @@ for (const adapter of ADAPTERS) {
           1,
           'item 0 stays done',
         )
-        t.equal((await storedObjects(world)).length, stored.length + 1, 'only item 0 stored a file')
+        t.same(await storedObjects(world), stored, 'a copy stores no file: it shares the source')
         t.notOk('copies' in (await getDocument(server, as.adminB, 'vault', outside._id)))
 
         const cases: Array<[string, object[], number, string]> = [
@@ -147,7 +148,12 @@ for (const adapter of ADAPTERS) {
           t.equal(response.statusCode, status, name)
           t.equal(response.json().error, error, name)
         }
-        t.equal((await storedObjects(world)).length, stored.length + 1, 'failed items leave no file behind')
+        t.same(await storedObjects(world), stored, 'failed items leave no file behind')
+        t.equal(
+          await DOCUMENTS_COLLECTIONS.attachmentFiles.in(world.resources.store).count({}),
+          2,
+          'nor a reference: the original and item 0',
+        )
 
         const hidden = await createDocument(server, as.admin, 'orders', { accessGroups: ['sales'] })
         const noRead = await copy([
@@ -159,5 +165,95 @@ for (const adapter of ADAPTERS) {
         t.match(noWrite.json(), { error: 'document_not_found', description: /^item 0: .*no item was copied/ })
       },
     )
+
+    t.test('copies share the stored file, counted: it goes with its last reference', async (t) => {
+      const world = await build(t, { adapter })
+      const { server, as, resources } = world
+      await createDefinition(server, as.admin, { name: 'orders' })
+      await createDefinition(server, as.admin, { name: 'invoices' })
+      const order = await createDocument(server, as.member, 'orders')
+      const invoice = await createDocument(server, as.member, 'invoices')
+      const before = await storedObjects(world)
+      const saved = await upload(server, as.member, 'orders', order._id, 'valuePath=scans', [
+        { name: 'a.txt', content: 'alpha' },
+      ])
+      const [original] = saved.json().data.attachments as [Attachment]
+      const withFile = await storedObjects(world)
+      t.equal(withFile.length, before.length + 1)
+      const copy = (target: { ddName: string; _id: string; valuePath: string }) =>
+        server.inject({
+          method: 'POST',
+          url: COPY,
+          headers: as.member,
+          payload: [{ source: { ddName: 'orders', _id: order._id, valuePath: 'scans' }, target }],
+        })
+      const first = await copy({ ddName: 'invoices', _id: invoice._id, valuePath: 'files' })
+      const second = await copy({ ddName: 'orders', _id: order._id, valuePath: 'backup' })
+      t.equal(first.statusCode, 200)
+      t.equal(second.statusCode, 200)
+      t.same(await storedObjects(world), withFile, 'no byte copied')
+      const [copied] = first.json().data[0].attachments as [Attachment]
+      const download = (ddName: string, id: string, attachmentId: string) =>
+        server.inject({ method: 'GET', url: `${attachmentsOf(ddName, id)}/${attachmentId}`, headers: as.member })
+
+      // The source document goes (its own attachment and the copy inside it): the other copy still downloads.
+      const removed = await server.inject({
+        method: 'DELETE',
+        url: `${documentsOf('orders')}/${order._id}`,
+        headers: as.member,
+      })
+      t.equal(removed.statusCode, 200)
+      const stillThere = await download('invoices', invoice._id, copied._id)
+      t.equal(stillThere.statusCode, 200)
+      t.equal(stillThere.body, 'alpha')
+      t.equal(stillThere.headers['content-length'], '5')
+      t.same(await storedObjects(world), withFile)
+      t.equal(await DOCUMENTS_COLLECTIONS.sharedFiles.in(resources.store).count({}), 0, 'one reference: no count')
+
+      // The last reference goes: so does the file.
+      const last = await server.inject({
+        method: 'DELETE',
+        url: `${attachmentsOf('invoices', invoice._id)}/${copied._id}`,
+        headers: as.member,
+      })
+      t.equal(last.statusCode, 200)
+      t.same(await storedObjects(world), before, 'the file left the file store')
+      t.equal(await DOCUMENTS_COLLECTIONS.attachmentFiles.in(resources.store).count({}), 0)
+      t.equal((await download('invoices', invoice._id, copied._id)).statusCode, 404)
+      t.equal(original.store, 'file')
+    })
+
+    t.test('one call copies at most 1000 files', async (t) => {
+      const world = await build(t, { adapter, config: { QUIRE_MAX_FILES: 11 } })
+      const { server, as } = world
+      await createDefinition(server, as.admin, { name: 'orders' })
+      const order = await createDocument(server, as.member, 'orders')
+      await upload(
+        server,
+        as.member,
+        'orders',
+        order._id,
+        'valuePath=scans',
+        Array.from({ length: 11 }, (_, index) => ({ name: `${index}.txt`, content: 'x' })),
+      )
+      const item = {
+        source: { ddName: 'orders', _id: order._id, valuePath: 'scans' },
+        target: { ddName: 'orders', _id: order._id, valuePath: 'copies' },
+      }
+      const response = await server.inject({
+        method: 'POST',
+        url: COPY,
+        headers: as.member,
+        payload: Array.from({ length: 100 }, () => item),
+      })
+      t.equal(response.statusCode, 413)
+      t.match(response.json(), {
+        status: 'error',
+        error: 'payload_too_large',
+        description: /^item 90: More than 1000 files .*items 0 to 89 were copied/,
+      })
+      const copies = (await getDocument(server, as.member, 'orders', order._id)).copies as Attachment[]
+      t.equal(copies.length, 990)
+    })
   })
 }

@@ -1,5 +1,14 @@
 import t from 'tap'
-import { build, createDefinition, DEFINITIONS, documentsOf, storedDocuments } from '../helper.js'
+import { DOCUMENTS_COLLECTIONS } from '../../src/collections.js'
+import {
+  build,
+  createDefinition,
+  createDocument,
+  DEFINITIONS,
+  documentsOf,
+  intercept,
+  storedDocuments,
+} from '../helper.js'
 
 t.test('definitions: create, list, get by id or name, update, delete', async (t) => {
   const { server, as, resources } = await build(t)
@@ -291,4 +300,197 @@ t.test('declared indexes: unique ones refuse duplicates', async (t) => {
     payload: { indexes: [{ fields: { email: 1 }, unique: true }] },
   })
   t.equal(rebuild.statusCode, 400, 'a unique index the data violates is refused')
+})
+
+t.test('definition list parameters: a bad `after` or `limit` is a 400, never a 500', async (t) => {
+  const { server, as } = await build(t)
+  await createDefinition(server, as.admin, { name: 'orders' })
+  const other = await createDefinition(server, as.adminB, { name: 'elsewhere' })
+  for (const after of ['not-an-id', '0123456789abcdef01234567', other._id]) {
+    const response = await server.inject({ method: 'GET', url: `${DEFINITIONS}?after=${after}`, headers: as.member })
+    t.equal(response.statusCode, 400, after)
+    t.match(response.json(), { status: 'error', error: 'invalid_query', description: /after/ })
+  }
+  for (const limit of ['0', '801', 'x']) {
+    const response = await server.inject({ method: 'GET', url: `${DEFINITIONS}?limit=${limit}`, headers: as.member })
+    t.equal(response.statusCode, 400, limit)
+    t.match(response.json(), { status: 'error', error: 'validation_error' })
+  }
+})
+
+t.test('a refused creation opens no collection and builds no index', async (t) => {
+  const { server, as, resources } = await build(t)
+  await createDefinition(server, as.admin, { name: 'orders' })
+  const opened: string[] = []
+  intercept(
+    resources.store,
+    (name) => name.startsWith('documents.'),
+    (real) => ({
+      ensureIndex: async (spec) => {
+        opened.push(spec.name)
+        return real.ensureIndex(spec)
+      },
+    }),
+  )
+  const indexes = [{ fields: { code: 1 }, unique: true }]
+  const taken = await server.inject({
+    method: 'POST',
+    url: DEFINITIONS,
+    headers: as.admin,
+    payload: { name: 'orders', indexes },
+  })
+  t.equal(taken.statusCode, 409)
+  t.equal(taken.json().error, 'duplicate_name')
+  const copyTaken = await server.inject({
+    method: 'POST',
+    url: `${DEFINITIONS}?sourceId=orders`,
+    headers: as.admin,
+    payload: { name: 'orders', indexes },
+  })
+  t.equal(copyTaken.statusCode, 409)
+  const invalid = await server.inject({
+    method: 'POST',
+    url: DEFINITIONS,
+    headers: as.admin,
+    payload: { name: 'bad', indexes: [{ fields: { code: 2 } }] },
+  })
+  t.equal(invalid.statusCode, 400)
+  t.same(opened, [], 'no index was created for a refused request')
+
+  await createDefinition(server, as.admin, { name: 'fine', indexes })
+  t.same(opened, ['externalId', 'dd_code_1_unique'], 'a valid one builds its indexes')
+})
+
+t.test('declaring an index over documents with arrays in two of its fields: 400 parallel_arrays', async (t) => {
+  const { server, as, resources } = await build(t)
+  const definition = await createDefinition(server, as.admin, { name: 'orders' })
+  await storedDocuments(resources.store, definition._id).insertOne({
+    _id: 'both',
+    _createdOn: '2024-01-01T00:00:00.000Z',
+    _createdByUserId: 'u',
+    _lastModifiedOn: '2024-01-01T00:00:00.000Z',
+    _lastModifiedByUserId: 'u',
+    _documentDefinitionId: definition._id,
+    _environmentId: 'env_a',
+    status: 'ready',
+    accessGroups: [],
+    tags: ['a', 'b'],
+    sizes: [1, 2],
+    _hash: 'h',
+  })
+  const indexes = [{ fields: { code: 1 } }, { fields: { tags: 1, sizes: 1 } }]
+  const response = await server.inject({
+    method: 'PATCH',
+    url: `${DEFINITIONS}/orders`,
+    headers: as.admin,
+    payload: { indexes },
+  })
+  t.equal(response.statusCode, 400)
+  t.match(response.json(), { status: 'error', error: 'parallel_arrays', description: /tags|sizes/ })
+  const stored = await server.inject({ method: 'GET', url: `${DEFINITIONS}/orders`, headers: as.admin })
+  t.equal(stored.json().data.indexes, undefined, 'the definition is unchanged')
+  const names = (await storedDocuments(resources.store, definition._id).indexes()).map((index) => index.name)
+  t.same(names.sort(), ['externalId'], 'the index built before the refused one is dropped again')
+})
+
+t.test('a definition update that fails (412, 409) leaves the indexes as they were', async (t) => {
+  const { server, as, resources } = await build(t)
+  const definition = await createDefinition(server, as.admin, {
+    name: 'orders',
+    indexes: [{ fields: { code: 1 }, unique: true }],
+  })
+  await createDefinition(server, as.admin, { name: 'taken' })
+  const documents = storedDocuments(resources.store, definition._id)
+  const names = async () => (await documents.indexes()).map((index) => index.name).sort()
+  const before = await names()
+  t.same(before, ['dd_code_1_unique', 'externalId'])
+
+  // Another writer changes the definition while this update builds its new index: its write then fails.
+  let raced = false
+  intercept(
+    resources.store,
+    (name) => name === `documents.env_a.${definition._id}`,
+    (real) => ({
+      ensureIndex: async (spec) => {
+        await real.ensureIndex(spec)
+        if (raced || spec.name !== 'dd_other_1') return
+        raced = true
+        const patched = await server.inject({
+          method: 'PATCH',
+          url: `${DEFINITIONS}/orders`,
+          headers: as.admin,
+          payload: { label: 'changed meanwhile' },
+        })
+        t.equal(patched.statusCode, 200)
+      },
+    }),
+  )
+  const update = { indexes: [{ fields: { other: 1 } }] }
+  const conflict = await server.inject({
+    method: 'PATCH',
+    url: `${DEFINITIONS}/orders`,
+    headers: as.admin,
+    payload: update,
+  })
+  t.equal(conflict.statusCode, 412)
+  t.equal(conflict.json().error, 'precondition_failed')
+  t.same(await names(), before, 'the unique index stays, the new one is dropped again')
+
+  const renamed = await server.inject({
+    method: 'PUT',
+    url: `${DEFINITIONS}/orders`,
+    headers: as.admin,
+    payload: { name: 'taken', ...update },
+  })
+  t.equal(renamed.statusCode, 409)
+  t.same(await names(), before)
+
+  // The unique index is still enforced.
+  await createDocument(server, as.member, 'orders', { code: 'A' })
+  const twice = await server.inject({
+    method: 'POST',
+    url: `${documentsOf('orders')}/new`,
+    headers: as.member,
+    payload: { code: 'A' },
+  })
+  t.equal(twice.statusCode, 400)
+  t.match(twice.json(), { error: 'validation_error', description: /dd_code_1_unique/ })
+
+  const done = await server.inject({
+    method: 'PATCH',
+    url: `${DEFINITIONS}/orders`,
+    headers: as.admin,
+    payload: update,
+  })
+  t.equal(done.statusCode, 200)
+  t.same(await names(), ['dd_other_1', 'externalId'], 'a committed update drops what it no longer declares')
+})
+
+t.test('each declared index of a definition says whether the store is still building it', async (t) => {
+  const { server, as, resources } = await build(t)
+  const created = await createDefinition(server, as.admin, {
+    name: 'orders',
+    indexes: [{ fields: { code: 1 }, unique: true }, { fields: { day: -1 } }],
+  })
+  t.match(created, { indexes: [{ fields: { code: 1 }, unique: true, state: 'ready' }, { state: 'ready' }] })
+  intercept(
+    resources.store,
+    (name) => name.startsWith('documents.'),
+    (real) => ({
+      indexes: async () =>
+        (await real.indexes()).map((index) => ({
+          ...index,
+          state: index.name === 'dd_day_-1' ? ('building' as const) : index.state,
+        })),
+    }),
+  )
+  const read = await server.inject({ method: 'GET', url: `${DEFINITIONS}/orders`, headers: as.member })
+  t.same(
+    read.json().data.indexes.map((index: { state: string }) => index.state),
+    ['ready', 'building'],
+  )
+  const listed = await server.inject({ method: 'GET', url: DEFINITIONS, headers: as.member })
+  t.same(listed.json().data[0].indexes[1], { fields: { day: -1 }, state: 'building' })
+  const stored = await DOCUMENTS_COLLECTIONS.definitions.in(resources.store).findOne({ _id: created._id })
+  t.same(stored?.indexes, [{ fields: { code: 1 }, unique: true }, { fields: { day: -1 } }], 'state is never stored')
 })

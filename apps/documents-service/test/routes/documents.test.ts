@@ -1,5 +1,6 @@
 import t from 'tap'
-import { build, createDefinition, documentsOf, storedDocuments } from '../helper.js'
+import { QueryTooLargeError } from '@quire/records'
+import { build, createDefinition, createDocument, documentsOf, intercept, storedDocuments } from '../helper.js'
 
 t.test('the spec Documents table: list, get, create, put, patch, delete', async (t) => {
   const { server, as } = await build(t)
@@ -482,3 +483,55 @@ t.test(
     )
   },
 )
+
+t.test('writes that a declared index cannot hold (arrays in two of its fields) are 400 parallel_arrays', async (t) => {
+  const { server, as, resources } = await build(t)
+  const definition = await createDefinition(server, as.admin, {
+    name: 'orders',
+    indexes: [{ fields: { tags: 1, sizes: 1 } }],
+  })
+  const core = documentsOf('orders')
+  const both = { tags: ['a', 'b'], sizes: [1, 2] }
+  const created = await server.inject({ method: 'POST', url: `${core}/new`, headers: as.member, payload: both })
+  t.equal(created.statusCode, 400)
+  t.match(created.json(), { status: 'error', error: 'parallel_arrays', description: /tags|sizes/ })
+  const keyed = await server.inject({
+    method: 'POST',
+    url: `${core}/new`,
+    headers: { ...as.member, 'idempotency-key': 'k1' },
+    payload: both,
+  })
+  t.equal(keyed.statusCode, 400)
+  t.equal(keyed.json().error, 'parallel_arrays')
+  t.equal(await storedDocuments(resources.store, definition._id).count({}), 0, 'nothing stored')
+
+  const one = await createDocument(server, as.member, 'orders', { tags: ['a', 'b'], sizes: 1 })
+  for (const method of ['PUT', 'PATCH'] as const) {
+    const response = await server.inject({ method, url: `${core}/${one._id}`, headers: as.member, payload: both })
+    t.equal(response.statusCode, 400, method)
+    t.equal(response.json().error, 'parallel_arrays', method)
+  }
+  const stored = await storedDocuments(resources.store, definition._id).findOne({ _id: one._id })
+  t.same(stored?.sizes, 1, 'the document is unchanged')
+  t.equal(stored?._hash, one._hash)
+})
+
+t.test('a list over the store’s memory budget is 400 invalid_query naming the index it lacks', async (t) => {
+  const { server, as, resources } = await build(t)
+  await createDefinition(server, as.admin, { name: 'orders' })
+  const tooLarge = new QueryTooLargeError('sort on price needs an index on { price: 1 }')
+  intercept(
+    resources.store,
+    (name) => name.startsWith('documents.'),
+    () => ({
+      findText: async () => Promise.reject(tooLarge),
+      find: async () => Promise.reject(tooLarge),
+      count: async () => Promise.reject(tooLarge),
+    }),
+  )
+  for (const query of ['sort={"price":1}', 'fields={"price":1}', 'count=true']) {
+    const response = await server.inject({ method: 'GET', url: `${documentsOf('orders')}?${query}`, headers: as.admin })
+    t.equal(response.statusCode, 400, query)
+    t.match(response.json(), { status: 'error', error: 'invalid_query', description: /index on \{ price: 1 \}/ })
+  }
+})
