@@ -49,7 +49,7 @@ export class EmbeddedCollection<T extends StoredRecord> implements Collection<T>
   }
 
   /** A read: a long scan gives the event loop a turn now and then. */
-  #find(filter: Filter, options: FindOptions = {}): Promise<Row[]> {
+  #find(filter: Filter, options: FindOptions = {}): Row[] | Promise<Row[]> {
     const pacer = new Pacer(true)
     return runAsync(this.engine, pacer, findSteps(this.engine, this.name, filter, this.#options(options), pacer))
   }
@@ -59,15 +59,28 @@ export class EmbeddedCollection<T extends StoredRecord> implements Collection<T>
     return runSync(findSteps(this.engine, this.name, filter, this.#options(options), new Pacer(false), false))
   }
 
+  /** A read by `_id` alone (the most common one): one read, without a plan; undefined for any other read. */
+  #byId(filter: Filter, options: FindOptions): Row[] | undefined {
+    if (typeof filter._id !== 'string' || options.after !== undefined || options.skip || options.limit === 0) return
+    if (Object.keys(filter).length !== 1) return
+    this.engine.stats.reads++
+    const row = this.engine.row(this.name, filter._id)
+    return row ? [row] : []
+  }
+
   async find(filter: Filter, options: FindOptions = {}): Promise<T[]> {
+    const rows = this.#byId(filter, options) ?? (await this.#find(filter, options))
     return project(
-      (await this.#find(filter, options)).map((row) => row.record as T),
+      rows.map((row) => row.record as T),
       options.projection,
     )
   }
 
   async findText(filter: Filter, options: Omit<FindOptions, 'projection'> = {}): Promise<RecordText[]> {
-    return (await this.#find(filter, options)).map((row) => ({ _id: row.id, json: row.json }))
+    return (this.#byId(filter, options) ?? (await this.#find(filter, options))).map((row) => ({
+      _id: row.id,
+      json: row.json,
+    }))
   }
 
   async findOne(filter: Filter, options: { projection?: Projection } = {}): Promise<T | null> {

@@ -113,7 +113,10 @@ export class Engine {
   readonly #meta: Database<unknown, MetaKey>
   readonly #records: RecordsDb
   readonly #entries: EntriesDb
-  readonly #metaCache = new Map<string, { bytes: Buffer; meta: CollectionMeta }>()
+  readonly #metaCache = new Map<string, { bytes: Buffer; meta: CollectionMeta; fresh: boolean }>()
+  #staleTimer: NodeJS.Timeout | undefined
+  /** Collections whose meta the writes in progress changed: their cached copies go once those commit. */
+  readonly #changedMeta = new Set<string>()
   /** Builds running in this process, by index id: a second `ensureIndex` of one index waits for the first. */
   readonly #builds = new Map<number, Promise<void>>()
   #sweeping: Promise<void> | undefined
@@ -167,30 +170,52 @@ export class Engine {
   }
 
   /**
-   * The collection's id and index definitions as stored now, or undefined while it does not exist. Decoded
-   * definitions are reused while their stored bytes are unchanged (read on every call, so other processes'
-   * changes show at once); treat them as read-only.
+   * The collection's id and index definitions, or undefined while it does not exist. Outside a write, a decoded
+   * copy serves until the next timer turn, as lmdb's shared read snapshot does (so a read by `_id` is one lmdb
+   * read); after that the stored bytes are compared again, and decoded only when they changed. Other processes'
+   * changes show within that turn; this process's own writes drop the copy at once. Treat it as read-only.
    */
   collection(name: string): CollectionMeta | undefined {
     this.assertOpen()
+    if (this.#inWork) return this.#meta.get(collectionKey(name)) as CollectionMeta | undefined
+    const cached = this.#metaCache.get(name)
+    if (cached?.fresh) return cached.meta
     const key = collectionKey(name)
     // `getBinaryFast` reads into a shared buffer (no allocation); copied only when the definitions changed.
     const fast = this.#meta.getBinaryFast(key)
-    if (!fast) return undefined
+    if (!fast) {
+      this.#metaCache.delete(name)
+      return undefined
+    }
     // The shared buffer's `length` is the value's size (its `byteLength` is the whole buffer): view exactly that.
     const view = new Uint8Array(fast.buffer, fast.byteOffset, fast.length)
-    const cached = this.#metaCache.get(name)
-    if (cached && cached.bytes.equals(view)) return cached.meta
-    const bytes = Buffer.from(view)
-    const meta = this.#meta.get(key) as CollectionMeta
-    this.#metaCache.set(name, { bytes, meta })
-    return meta
+    let entry = cached
+    if (!entry || !entry.bytes.equals(view)) {
+      const bytes = Buffer.from(view)
+      entry = { bytes, meta: this.#meta.get(key) as CollectionMeta, fresh: true }
+      this.#metaCache.set(name, entry)
+    }
+    entry.fresh = true
+    this.#freshUntilNextTurn()
+    return entry.meta
   }
 
-  /** The indexes queries may use: built ones. */
-  indexes(name: string): LiveIndex[] {
-    const indexes = this.collection(name)?.indexes ?? []
-    return indexes.some((index) => index.building) ? indexes.filter((index) => !index.building) : indexes
+  #freshUntilNextTurn(): void {
+    if (this.#staleTimer) return
+    this.#staleTimer = setTimeout(() => this.#stale(), 0)
+    this.#staleTimer.unref()
+  }
+
+  #stale(): void {
+    this.#staleTimer = undefined
+    for (const entry of this.#metaCache.values()) entry.fresh = false
+  }
+
+  /** Stores a collection's meta (inside a write); this process's reads see it once the write commits. */
+  #putMeta(name: string, meta: CollectionMeta | undefined): void {
+    if (meta) this.#meta.putSync(collectionKey(name), meta)
+    else this.#meta.removeSync(collectionKey(name))
+    this.#changedMeta.add(name)
   }
 
   /** The record as stored, or undefined. */
@@ -237,6 +262,9 @@ export class Engine {
         this.#inWork = false
       }
     })
+    // A read while the batch ran cached the meta as it was before: committed now, the change shows.
+    for (const name of this.#changedMeta) this.#metaCache.delete(name)
+    this.#changedMeta.clear()
     // With lmdb's (default) overlapping sync, the transaction promise resolves once the batch is committed
     // and visible; `flushed` resolves once it is on disk.
     await this.#env.flushed
@@ -251,7 +279,7 @@ export class Engine {
     const existing = this.collection(name)
     if (existing) return existing
     const meta: CollectionMeta = { id: this.#nextId(), indexes: [] }
-    this.#meta.putSync(collectionKey(name), meta)
+    this.#putMeta(name, meta)
     return meta
   }
 
@@ -292,7 +320,7 @@ export class Engine {
         noteArrays(updated[position] as LiveIndex, newEntries)
       }
     }
-    if (updated) this.#meta.putSync(collectionKey(name), { ...meta, indexes: updated })
+    if (updated) this.#putMeta(name, { ...meta, indexes: updated })
     const size = this.size(meta.id)
     if (before) {
       size.count--
@@ -341,7 +369,7 @@ export class Engine {
         return existing.building ? existing.id : undefined
       }
       const index: LiveIndex = { spec, multikey: false, multikeyPaths: [], id: this.#nextId(), building: true }
-      this.#meta.putSync(collectionKey(name), { ...meta, indexes: [...meta.indexes, index] })
+      this.#putMeta(name, { ...meta, indexes: [...meta.indexes, index] })
       return index.id
     })
     if (building === undefined) return
@@ -398,7 +426,7 @@ export class Engine {
     }
     const done = read < BUILD_CHUNK
     if (done) delete index.building
-    if (done || changed) this.#meta.putSync(collectionKey(name), { ...meta, indexes })
+    if (done || changed) this.#putMeta(name, { ...meta, indexes })
     return { done, last }
   }
 
@@ -420,10 +448,7 @@ export class Engine {
     await this.write(() => {
       const meta = this.collection(name)
       if (!meta?.indexes.some((index) => index.id === indexId)) return
-      this.#meta.putSync(collectionKey(name), {
-        ...meta,
-        indexes: meta.indexes.filter((index) => index.id !== indexId),
-      })
+      this.#putMeta(name, { ...meta, indexes: meta.indexes.filter((index) => index.id !== indexId) })
       this.#meta.putSync([GARBAGE, indexId], true)
     })
     this.sweep()
@@ -434,7 +459,7 @@ export class Engine {
     await this.write(() => {
       const meta = this.collection(name)
       if (!meta) return
-      this.#meta.removeSync(collectionKey(name))
+      this.#putMeta(name, undefined)
       this.#meta.removeSync(sizeKey(meta.id))
       for (const id of [meta.id, ...meta.indexes.map((index) => index.id)]) this.#meta.putSync([GARBAGE, id], true)
     })

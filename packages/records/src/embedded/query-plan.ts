@@ -48,11 +48,17 @@ export function runSync<R>(steps: Steps<R>): R {
   }
 }
 
-/** Runs a plan, giving the event loop a turn at each pause; refuses to go on once the store is closing. */
-export async function runAsync<R>(engine: Engine, pacer: Pacer, steps: Steps<R>): Promise<R> {
+/**
+ * Runs a plan, giving the event loop a turn at each pause; refuses to go on once the store is closing. A plan
+ * that ends before its first pause (every page read off an index) is answered at once, without a promise.
+ */
+export function runAsync<R>(engine: Engine, pacer: Pacer, steps: Steps<R>): R | Promise<R> {
+  const step = steps.next()
+  return step.done ? step.value : resume(engine, pacer, steps)
+}
+
+async function resume<R>(engine: Engine, pacer: Pacer, steps: Steps<R>): Promise<R> {
   for (;;) {
-    const step = steps.next()
-    if (step.done) return step.value
     await nextTurn()
     try {
       engine.assertOpen()
@@ -61,38 +67,41 @@ export async function runAsync<R>(engine: Engine, pacer: Pacer, steps: Steps<R>)
       throw error
     }
     pacer.resumed()
+    const step = steps.next()
+    if (step.done) return step.value
   }
 }
 
 const sameKey = (a: readonly unknown[], b: readonly unknown[]) =>
   a.length === b.length && a.every((part, i) => part === b[i])
 
-/** A key range of `db`, in chunks: at a pause the cursor is closed, and the range resumes past the last key. */
-function* range<K extends Key[], V>(
+/**
+ * A key range of `db` in chunks, each entry through `map` (undefined: passed over): at a pause the cursor is
+ * closed, and the range resumes at its last key. One generator, so a short page pays for one level of them.
+ */
+function* range<K extends Key[], V, T>(
   db: { getRange(options: RangeOptions): Iterable<{ key: K; value: V }>; getKeys(options: RangeOptions): Iterable<K> },
   options: RangeOptions,
   pacer: Pacer,
   keysOnly: boolean,
-): Generator<{ key: K; value: V | undefined } | typeof PAUSE> {
+  map: (key: K, value: V | undefined) => T | undefined,
+): Generator<T | typeof PAUSE> {
   let last: K | undefined
   for (;;) {
     let paused = false
-    const from = last === undefined ? options : { ...options, start: last }
     // A resumed range starts at the last key read: passed over once.
     let skip = last
-    const source = keysOnly
-      ? (function* () {
-          for (const key of db.getKeys(from)) yield { key, value: undefined }
-        })()
-      : db.getRange(from)
-    for (const entry of source) {
+    const from = last === undefined ? options : { ...options, start: last }
+    for (const entry of keysOnly ? db.getKeys(from) : db.getRange(from)) {
+      const key = keysOnly ? (entry as K) : (entry as { key: K }).key
       if (skip !== undefined) {
-        const again = sameKey(entry.key, skip)
+        const again = sameKey(key, skip)
         skip = undefined
         if (again) continue
       }
-      last = entry.key
-      yield entry
+      last = key
+      const item = map(key, keysOnly ? undefined : (entry as { value: V }).value)
+      if (item !== undefined) yield item
       if (pacer.due()) {
         paused = true
         break
@@ -159,20 +168,25 @@ function impliesPartial(index: LiveIndex, eq: Map<string, Scalar>): boolean {
 }
 
 /** The index's entries in a key range, in key order, each with the `_id` of its record. */
-function* entries(
+function entries(
   engine: Engine,
   index: LiveIndex,
   options: RangeOptions,
   pacer: Pacer,
 ): Generator<{ key: IndexKey; id: string } | typeof PAUSE> {
   const unique = keyedByValues(index)
-  for (const entry of range(engine.entries, options, pacer, !unique)) {
-    if (entry === PAUSE) yield PAUSE
-    else yield { key: entry.key, id: unique ? (entry.value as string) : (entry.key.at(-1) as string) }
-  }
+  return range(engine.entries, options, pacer, !unique, (key, value) => ({
+    key,
+    id: unique ? (value as string) : (key.at(-1) as string),
+  }))
 }
 
 const recordOf = (row: Row) => row.record
+
+/** The indexes queries may use: those built. */
+function usable(indexes: LiveIndex[]): LiveIndex[] {
+  return indexes.some((index) => index.building) ? indexes.filter((index) => !index.building) : indexes
+}
 
 /** `PageOptions` with the record to page after as read: decoded only where its values are needed. */
 export interface RowPageOptions extends Omit<PageOptions, 'after'> {
@@ -281,7 +295,7 @@ export function* countSteps(engine: Engine, collection: string, filter: Filter, 
     engine.stats.reads++
     return engine.size(meta.id).count
   }
-  const plan = planIndex(engine.indexes(collection), filter, ID_ORDER)
+  const plan = planIndex(usable(meta.indexes), filter, ID_ORDER)
   const budget = new Budget(
     engine.queryBudget,
     () => `count of this filter over this many records needs an index on ${suggestedIndex(filter, [])}`,
@@ -323,7 +337,7 @@ export function* countSteps(engine: Engine, collection: string, filter: Filter, 
 }
 
 /** The collection's records in `_id` order, from past `after` (exclusive). */
-function* scan(
+function scan(
   engine: Engine,
   collectionId: number,
   reverse: boolean,
@@ -336,15 +350,11 @@ function* scan(
         ? { start: [collectionId + 1], end: [collectionId], reverse }
         : { start: [collectionId], end: [collectionId + 1] }
       : { start: [collectionId, after], end: reverse ? [collectionId] : [collectionId + 1], reverse }
-  for (const entry of range(engine.records, options, pacer, false)) {
-    if (entry === PAUSE) {
-      yield PAUSE
-      continue
-    }
+  return range(engine.records, options, pacer, false, (key, value) => {
     engine.stats.reads++
-    const id = entry.key[1]
-    if (id !== after) yield new Row(id, entry.value as string)
-  }
+    const id = key[1]
+    return id === after ? undefined : new Row(id, value as string)
+  })
 }
 
 /**
@@ -463,7 +473,7 @@ export function* findSteps(
     return sortInMemory(matching, { ...options, after: after?.record }, recordOf)
   }
 
-  const plan = planIndex(engine.indexes(collection), filter, sort)
+  const plan = planIndex(usable(meta.indexes), filter, sort)
   const idOrder = sort.length === 1 && sort[0]?.path === '_id'
   // Under the `_id` order, a page off the primary key reads about `skip + limit` records too; an unordered
   // index plan would read every candidate, so it only pays when every match is wanted anyway.
