@@ -121,20 +121,8 @@ async function lostFiles(dir: string): Promise<string[]> {
   }
 }
 
-/**
- * A consistent copy while the server runs: the store is copied in one read transaction, then the files. A file
- * is stored before any document refers to it and removed only after none does, so every file the snapshot's
- * documents refer to existed when it was taken; the copy misses one only if it was removed since. That is
- * checked, and the snapshot taken again (its documents no longer refer to it).
- */
-export async function backup(io: Io, dir: string): Promise<void> {
-  const config = readConfig(io)
-  refuseExternal(config, 'backup')
-  const dataDir = resolve(config.QUIRE_DATA_DIR)
-  const target = resolve(dir)
-  if (!(await exists(join(dataDir, 'records')))) throw new CliError(`there is no embedded store in ${dataDir}`)
-  if ((await exists(target)) && (await readdir(target)).length > 0) throw new CliError(`${target} is not empty`)
-
+/** The store, then the files it refers to, taken again while a file it refers to went missing meanwhile. */
+async function copyConsistently(io: Io, dataDir: string, target: string): Promise<void> {
   const store = openEmbeddedStore(dataDir, { compressionDictionary: RECORDS_COMPRESSION_DICTIONARY })
   let lost: string[] = []
   try {
@@ -153,6 +141,31 @@ export async function backup(io: Io, dir: string): Promise<void> {
   }
   // The key pair, when generated into the data dir: tokens issued before the backup stay valid after a restore.
   await copyFiles(io, join(dataDir, 'keys'), join(target, 'keys'), 'keys')
+}
+
+/**
+ * A consistent copy while the server runs: the store is copied in one read transaction, then the files. A file
+ * is stored before any document refers to it and removed only after none does, so every file the snapshot's
+ * documents refer to existed when it was taken; the copy misses one only if it was removed since. That is
+ * checked, and the snapshot taken again (its documents no longer refer to it).
+ */
+export async function backup(io: Io, dir: string): Promise<void> {
+  const config = readConfig(io)
+  refuseExternal(config, 'backup')
+  const dataDir = resolve(config.QUIRE_DATA_DIR)
+  const target = resolve(dir)
+  if (!(await exists(join(dataDir, 'records')))) throw new CliError(`there is no embedded store in ${dataDir}`)
+  if ((await exists(target)) && (await readdir(target)).length > 0) throw new CliError(`${target} is not empty`)
+
+  try {
+    await copyConsistently(io, dataDir, target)
+  } catch (err) {
+    // Nothing half-made is left to be taken for a backup: the directory is as empty as it was.
+    for (const entry of await readdir(target).catch(() => [])) {
+      await rm(join(target, entry), { recursive: true, force: true })
+    }
+    throw err
+  }
   const manifest: Manifest = {
     format: 1,
     createdOn: new Date().toISOString(),

@@ -1,5 +1,8 @@
+import { createHash } from 'node:crypto'
+import { readdir, rm } from 'node:fs/promises'
 import { join } from 'node:path'
 import t from 'tap'
+import { DOCUMENTS_COLLECTIONS } from '@quire/documents-service'
 import { DEFINITIONS, form, list, login, quire, serve, tempDir } from '../helper.js'
 
 const BYTES = Buffer.from(Array.from({ length: 70_000 }, (_, i) => i % 251))
@@ -84,5 +87,48 @@ t.test(
     const notBackup = await quire(['restore', restoredDir], { QUIRE_DATA_DIR: await tempDir(t) })
     t.equal(notBackup.code, 1)
     t.match(notBackup.stderr, /not a backup made by `quire backup`/)
+  },
+)
+
+t.test(
+  'a file the copied documents refer to but the copy lacks fails the backup; an unreferenced one does not',
+  async (t) => {
+    const dataDir = await tempDir(t)
+    const { server, store } = await serve(t, dataDir)
+    const admin = (await login(server, 'admin', 'correct horse battery', 'default')).headers
+    const definition = await server.inject({
+      method: 'POST',
+      url: DEFINITIONS,
+      headers: admin,
+      payload: { name: 'orders' },
+    })
+    const definitionId = (definition.json() as { data: { _id: string } }).data._id
+    const documents = `${DEFINITIONS}/orders/documents`
+    const document = await server.inject({ method: 'POST', url: `${documents}/new`, headers: admin, payload: {} })
+    const documentId = (document.json() as { data: { _id: string } }).data._id
+
+    // A record of an upload that never stored its file: no document refers to it.
+    const key = (attachmentId: string) => `default/${definitionId}/${documentId}/${attachmentId}`
+    await DOCUMENTS_COLLECTIONS.attachmentFiles
+      .in(store)
+      .insertOne({ _id: key('never-stored'), definitionId, documentId, _createdOn: new Date().toISOString() })
+    const fine = await quire(['backup', join(await tempDir(t), 'backup')], { QUIRE_DATA_DIR: dataDir })
+    t.equal(fine.code, 0, fine.stderr)
+
+    // A referenced file gone from the data dir stands for one removed after every snapshot the backup takes.
+    const upload = await server.inject({
+      method: 'POST',
+      url: `${documents}/${documentId}/attachments?valuePath=files`,
+      headers: admin,
+      payload: form([{ name: 'a.txt', content: 'a' }]),
+    })
+    const attachmentId = (upload.json() as { data: { attachments: { _id: string }[] } }).data.attachments[0]?._id ?? ''
+    const hash = createHash('sha256').update(key(attachmentId)).digest('hex')
+    await rm(join(dataDir, 'files', hash.slice(0, 2), hash))
+    const backupDir = join(await tempDir(t), 'backup')
+    const lost = await quire(['backup', backupDir], { QUIRE_DATA_DIR: dataDir })
+    t.equal(lost.code, 1)
+    t.same(await readdir(backupDir), [], 'nothing half-made is left')
+    t.match(lost.stderr, new RegExp(`files kept being removed while the backup ran \\(${key(attachmentId)}\\)`))
   },
 )
