@@ -1,0 +1,60 @@
+import { execFile } from 'node:child_process'
+import { createPublicKey, verify } from 'node:crypto'
+import { existsSync, readFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { promisify } from 'node:util'
+import t from 'tap'
+import { startApp } from '../e2e/processes.js'
+
+const SCRIPT = new URL('../../../../docker/provision-keys.mjs', import.meta.url).pathname
+const ADMIN = { username: 'admin', password: 'correct horse battery' }
+
+t.test(
+  'as in compose: users signs with the private key file, the others verify with the public one alone',
+  async (t) => {
+    const keys = t.testdir()
+    const self = `${process.getuid?.() ?? 0}:${process.getgid?.() ?? 0}`
+    await promisify(execFile)(process.execPath, [SCRIPT, join(keys, 'private'), join(keys, 'public'), self])
+    const publicFile = join(keys, 'public', 'jwt-public.pem')
+    const dataDir = join(keys, 'data')
+    const shared = { QUIRE_DATA_DIR: dataDir, QUIRE_JWT_PUBLIC_KEY_FILE: publicFile }
+
+    const users = await startApp('users-service', {
+      ...shared,
+      QUIRE_JWT_PRIVATE_KEY_FILE: join(keys, 'private', 'jwt-private.pem'),
+      QUIRE_ADMIN_PASSWORD: ADMIN.password,
+    })
+    t.teardown(users.stop)
+    const [documents, packages] = await Promise.all([
+      startApp('documents-service', shared),
+      startApp('packages-service', shared),
+    ])
+    t.teardown(() => Promise.all([documents.stop(), packages.stop()]))
+
+    const login = await fetch(`${users.url}/auth/login`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(ADMIN),
+    })
+    t.equal(login.status, 200)
+    const { accessToken } = ((await login.json()) as { data: { accessToken: string } }).data
+    const [header = '', payload = '', signature = ''] = accessToken.split('.')
+    const signed = verify(
+      'sha256',
+      Buffer.from(`${header}.${payload}`),
+      createPublicKey(readFileSync(publicFile, 'utf8')),
+      Buffer.from(signature, 'base64url'),
+    )
+    t.ok(signed, 'the token is signed with the provisioned private key')
+
+    const active = await fetch(`${packages.url}/api/v2/usage-statistics/active-users`, {
+      headers: { authorization: `Bearer ${accessToken}`, 'environment-id': 'default' },
+    })
+    t.equal(active.status, 200, 'a service with the public key alone accepts it')
+
+    const ready = await fetch(`${documents.url}/ready`)
+    t.equal(ready.status, 200)
+    t.same(((await ready.json()) as { data: { checks: string[] } }).data.checks, ['records', 'files'])
+    t.notOk(existsSync(join(dataDir, 'keys')), 'no process generated a key pair of its own')
+  },
+)
