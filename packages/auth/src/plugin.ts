@@ -1,7 +1,7 @@
 import fp from 'fastify-plugin'
 import fastifyJwt from '@fastify/jwt'
 import type { FastifyInstance, FastifyReply, FastifyRequest, onRequestAsyncHookHandler } from 'fastify'
-import { ENVIRONMENT_ID_PATTERN } from '@quire/contracts'
+import { ENVIRONMENT_ID_PATTERN, USER_DESCRIPTIONS } from '@quire/contracts'
 import { fail } from '@quire/service-kit'
 import type { Identity, UserAccess } from '@quire/identity'
 import type { KeyPair } from './keys.js'
@@ -258,7 +258,11 @@ async function auth(app: FastifyInstance, options: AuthOptions) {
       throw fail('environment_id_missing', 'The environment-id header is required', 'No environment was selected')
     }
     if (typeof environmentId !== 'string' || !ENVIRONMENT_ID.test(environmentId)) {
-      throw fail('validation_error', `headers/environment-id must match ${ENVIRONMENT_ID_PATTERN}`)
+      throw fail(
+        'validation_error',
+        `headers/environment-id must match ${ENVIRONMENT_ID_PATTERN}`,
+        'The selected environment is not a valid environment id',
+      )
     }
     const { userId, via, access } = await identifyWithinBudget(request, reply)
     const superAdministrator = access.superAdministrator
@@ -266,7 +270,7 @@ async function auth(app: FastifyInstance, options: AuthOptions) {
     let scope: Scope
     if (superAdministrator) {
       if (!(await identity.environmentExists(environmentId))) {
-        throw fail('forbidden', `Environment ${environmentId} does not exist`)
+        throw fail('forbidden', `Environment ${environmentId} does not exist`, 'This environment does not exist')
       }
       scope = { userId, via, superAdministrator, environmentId, administrator: true, groups: entry?.groups ?? [] }
     } else if (entry?.active === true) {
@@ -287,12 +291,14 @@ async function auth(app: FastifyInstance, options: AuthOptions) {
 
   const requireAdministrator: Hook = async (request) => {
     if (!request.scope.administrator) {
-      throw fail('forbidden', 'This call needs an administrator of the environment')
+      throw fail('forbidden', 'This call needs an administrator of the environment', USER_DESCRIPTIONS.forbidden)
     }
   }
 
   const requireSuperAdministrator: Hook = async (request) => {
-    if (!request.caller.superAdministrator) throw fail('forbidden', 'This call needs a super-administrator')
+    if (!request.caller.superAdministrator) {
+      throw fail('forbidden', 'This call needs a super-administrator', USER_DESCRIPTIONS.forbidden)
+    }
   }
 
   app.decorateRequest(CALLER, null)

@@ -229,3 +229,24 @@ t.test('no rate limit unless configured', async (t) => {
   }
   t.pass('twenty requests answered')
 })
+
+t.test('userDescription is plain language: no header patterns or internals', async (t) => {
+  const { server, store, sign } = await build(t)
+  const member = await createUser(store, { environments: { acme: {} } })
+  const malformed = await server.inject({
+    method: 'GET',
+    url: '/env',
+    headers: { authorization: `Bearer ${sign(member._id)}`, 'environment-id': 'Not Valid!' },
+  })
+  t.equal(malformed.statusCode, 400)
+  t.match(malformed.json().description, /^headers\/environment-id must match/)
+  t.equal(malformed.json().userDescription, 'The selected environment is not a valid environment id')
+  const notAdmin = await server.inject({
+    method: 'GET',
+    url: '/admin',
+    headers: { authorization: `Bearer ${sign(member._id)}`, 'environment-id': 'acme' },
+  })
+  t.equal(notAdmin.statusCode, 403)
+  t.equal(notAdmin.json().description, 'This call needs an administrator of the environment')
+  t.equal(notAdmin.json().userDescription, 'You are not allowed to do this')
+})
