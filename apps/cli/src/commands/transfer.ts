@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto'
-import { createReadStream, createWriteStream } from 'node:fs'
+import { createReadStream, createWriteStream, type WriteStream } from 'node:fs'
 import { mkdir, stat } from 'node:fs/promises'
 import { once } from 'node:events'
 import { dirname, join, resolve } from 'node:path'
@@ -58,17 +58,20 @@ const keyOf = (environmentId: string, definitionId: string, documentId: string, 
 export async function exportEnvironment(io: Io, environmentId: string, path: string): Promise<void> {
   const config = readConfig(io)
   const target = locate(path)
-  await mkdir(dirname(target.ndjson), { recursive: true })
-  const out = createWriteStream(target.ndjson, { flags: 'wx' })
-  const write = async (text: string) => {
-    if (!out.write(`${text}\n`)) await once(out, 'drain')
-  }
+  if (await stat(target.ndjson).catch(() => null)) throw new CliError(`${target.ndjson} exists`)
+  let out: WriteStream | undefined
   const counts: Counts = { definitions: 0, documents: 0, files: 0, users: 0 }
   let skippedFiles = 0
   await withStore(config, (store) =>
     withFiles(config, async (files) => {
       const environment = await USERS_COLLECTIONS.environments.in(store).findOne({ _id: environmentId })
       if (!environment) throw new CliError(`there is no environment "${environmentId}"`)
+      await mkdir(dirname(target.ndjson), { recursive: true })
+      const stream = createWriteStream(target.ndjson, { flags: 'wx' })
+      out = stream
+      const write = async (text: string) => {
+        if (!stream.write(`${text}\n`)) await once(stream, 'drain')
+      }
       const header: Line = { type: 'quire-export', format: 1, exportedOn: new Date().toISOString(), environment }
       await write(JSON.stringify(header))
       const definitions = await DOCUMENTS_COLLECTIONS.definitions.in(store).find({ _environmentId: environmentId })
@@ -125,8 +128,8 @@ export async function exportEnvironment(io: Io, environmentId: string, path: str
       }
       await write(JSON.stringify({ type: 'end', counts }))
     }),
-  ).finally(() => out.end())
-  await once(out, 'close')
+  ).finally(() => out?.end())
+  if (out) await once(out, 'close')
   print(
     io,
     `exported "${environmentId}" to ${target.ndjson}: ${counts.definitions} definitions, ${counts.documents} ` +

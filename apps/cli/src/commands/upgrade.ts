@@ -34,5 +34,7 @@ export async function upgrade(io: Io): Promise<void> {
     }
     bar.stop()
     print(io, `documents service: indexes of ${definitions.length} definitions' document collections ensured`)
+    // @quire/packages-service does not export `ensurePackagesIndexes` (yet): it ensures them when it starts.
+    print(io, 'packages service: its indexes are ensured when it starts')
   })
 }
