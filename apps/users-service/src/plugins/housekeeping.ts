@@ -3,7 +3,7 @@ import type { FastifyInstance } from 'fastify'
 import type { RecordStore } from '@quire/records'
 import { COLLECTIONS } from '../collections.js'
 
-export interface Housekeeping {
+interface Housekeeping {
   /**
    * Deletes what has expired (throttle windows, reset tokens, mails) through each collection's `expiresAt` index,
    * then retries the mails due. Returns how many records went, per collection.

@@ -4,7 +4,7 @@ import { DuplicateKeyError, type RecordStore } from '@quire/records'
 import { COLLECTIONS } from '../collections.js'
 
 /** One budget: at most `max` attempts of `key` per window. */
-export interface Budget {
+interface Budget {
   key: string
   max: number
 }
