@@ -177,19 +177,20 @@ export class Engine {
    */
   collection(name: string): CollectionMeta | undefined {
     this.assertOpen()
-    if (this.#inWork) return this.#meta.get(collectionKey(name)) as CollectionMeta | undefined
     const cached = this.#metaCache.get(name)
-    if (cached?.fresh) return cached.meta
+    if (cached?.fresh && !this.#inWork) return cached.meta
     const key = collectionKey(name)
     // `getBinaryFast` reads into a shared buffer (no allocation); copied only when the definitions changed.
     const fast = this.#meta.getBinaryFast(key)
     if (!fast) {
-      this.#metaCache.delete(name)
+      if (!this.#inWork) this.#metaCache.delete(name)
       return undefined
     }
     // The shared buffer's `length` is the value's size (its `byteLength` is the whole buffer): view exactly that.
     const view = new Uint8Array(fast.buffer, fast.byteOffset, fast.length)
     let entry = cached
+    // Inside a write, the stored meta may be the write's own, not committed yet: read, never cached.
+    if (this.#inWork) return entry?.bytes.equals(view) ? entry.meta : (this.#meta.get(key) as CollectionMeta)
     if (!entry || !entry.bytes.equals(view)) {
       const bytes = Buffer.from(view)
       entry = { bytes, meta: this.#meta.get(key) as CollectionMeta, fresh: true }
