@@ -281,3 +281,35 @@ t.test('over a real socket, an upload refused before its body is read answers a 
     t.match(await response.json(), { ...ENVELOPE, error }, valuePath)
   }
 })
+
+t.test('a list past the store’s memory budget is 400 invalid_query naming the index it lacks', async (t) => {
+  const w = await tenantWorld(t)
+  const documents = w.resources.store.collection(`documents.${ENV}.${w.definition._id}`)
+  const big = 'x'.repeat(1024 * 1024)
+  const now = new Date().toISOString()
+  // 40 MiB of documents, written directly (past the default 32 MiB budget of the embedded store).
+  for (let i = 0; i < 40; i++) {
+    await documents.insertOne({
+      _id: `big-${i}`,
+      _createdOn: now,
+      _createdByUserId: w.userIds.member,
+      _lastModifiedOn: now,
+      _lastModifiedByUserId: w.userIds.member,
+      _documentDefinitionId: w.definition._id,
+      _environmentId: ENV,
+      status: 'ready',
+      accessGroups: [],
+      title: `${i}`,
+      body: big,
+      _hash: `h${i}`,
+    })
+  }
+  const sorted = await w.call('administrator', {
+    method: 'GET',
+    url: `${documentsOf(w.definition._id)}?sort=${encodeURIComponent('{"title":1}')}`,
+  })
+  t.equal(sorted.statusCode, 400)
+  t.match(sorted.json(), { ...ENVELOPE, error: 'invalid_query', description: /needs an index on \{ title: 1 \}/ })
+  const health = await w.server.inject({ method: 'GET', url: '/health' })
+  t.equal(health.statusCode, 200)
+})
