@@ -24,8 +24,9 @@ const GatewayConfigSchema = Type.Object({
   QUIRE_RATE_LIMIT_PER_MINUTE: Type.Integer({
     minimum: 0,
     default: 0,
+    // Signed-in callers are limited by the services, per user: QUIRE_CALLER_RATE_LIMIT_PER_MINUTE.
     description:
-      'Requests per minute per token (or per client address without one), per gateway process; 0 = unlimited.',
+      'Requests per minute per client address, for requests without credentials, per gateway process; 0 = unlimited.',
   }),
   QUIRE_MAX_EVENT_LOOP_DELAY_MS: Type.Integer({
     minimum: 10,
