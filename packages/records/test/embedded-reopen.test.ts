@@ -51,17 +51,18 @@ t.test('records written by one process are read by another sharing the data dire
   t.same(await reader.collection('items').find({}), shapes)
 })
 
-t.test(
-  'the compression dictionary of the first open is kept: later opens read with it, whatever they are given',
-  async (t) => {
+// Services share a data dir and only some of them pass a dictionary: whichever opens first decides for all.
+for (const first of ['a dictionary', 'none'] as const) {
+  t.test(`the first open's choice (${first}) is kept: later opens read with it, whatever they are given`, async (t) => {
     const dataDir = mkdtempSync(join(tmpdir(), 'quire-reopen-'))
     t.teardown(() => rmSync(dataDir, { recursive: true, force: true }))
     const dictionary = Buffer.from(JSON.stringify({ _id: '', title: '', body: '', status: 'ready' }))
     const record = { _id: newObjectId(), title: 'x'.repeat(100), body: 'compressed '.repeat(40), status: 'ready' }
-    let store = openEmbeddedStore(dataDir, { compressionDictionary: dictionary })
+    let store = openEmbeddedStore(dataDir, first === 'none' ? {} : { compressionDictionary: dictionary })
     await store.collection('items').insertOne(record)
     await store.close()
-    for (const options of [{}, { compressionDictionary: Buffer.from('{"another":"dictionary"}') }]) {
+    const later = [{}, { compressionDictionary: dictionary }, { compressionDictionary: Buffer.from('{"other":1}') }]
+    for (const options of later) {
       store = openEmbeddedStore(dataDir, options)
       t.same(await store.collection('items').findOne({ _id: record._id }), record)
       await store.collection('items').insertOne({ ...record, _id: newObjectId() })
@@ -69,6 +70,6 @@ t.test(
     }
     store = openEmbeddedStore(dataDir)
     t.teardown(() => store.close())
-    t.equal(await store.collection('items').count({ body: record.body }), 3)
-  },
-)
+    t.equal(await store.collection('items').count({ body: record.body }), 4)
+  })
+}

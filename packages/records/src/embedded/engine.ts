@@ -55,7 +55,8 @@ const GARBAGE = 'gc'
 export interface EngineOptions {
   /**
    * Records are LZ4-compressed against this dictionary (the fields the caller's records repeat). Part of the
-   * stored format: the first open of a store records it, and every later open uses the recorded one.
+   * stored format: the first open of a store records it (or that it had none), and every later open uses what
+   * was recorded, so processes sharing a data dir agree whichever of them opens it first.
    */
   compressionDictionary?: Buffer
   /**
@@ -131,18 +132,21 @@ export class Engine {
     this.#env = open({ path, maxDbs: 8, mapSize: 2 ** 34 })
     this.#meta = this.#env.openDB({ name: 'meta', keyEncoding: 'ordered-binary' })
     const settings = this.#env.openDB<Buffer, string>({ name: 'settings', encoding: 'binary' })
-    // In one write transaction, so processes opening a new store together agree on one dictionary.
+    // In one write transaction, so processes opening a new store together agree on one dictionary. An empty
+    // one records that the store has none.
     const dictionary = this.#env.transactionSync(() => {
       const recorded = settings.get(DICTIONARY)
-      if (recorded !== undefined || !options.compressionDictionary) return recorded
-      settings.putSync(DICTIONARY, options.compressionDictionary)
-      return options.compressionDictionary
+      if (recorded !== undefined) return recorded
+      const given = options.compressionDictionary ?? Buffer.alloc(0)
+      settings.putSync(DICTIONARY, given)
+      return given
     })
     this.#records = this.#env.openDB<string, [number, string]>({
       name: 'records',
       keyEncoding: 'ordered-binary',
       encoding: 'string',
-      compression: dictionary ? { threshold: COMPRESSION_THRESHOLD, dictionary } : { threshold: COMPRESSION_THRESHOLD },
+      compression:
+        dictionary.length > 0 ? { threshold: COMPRESSION_THRESHOLD, dictionary } : { threshold: COMPRESSION_THRESHOLD },
     })
     this.#entries = this.#env.openDB<string | null, IndexKey>({ name: 'entries', keyEncoding: 'ordered-binary' })
     // A drop interrupted by a restart left its ids in meta: this open's sweep finishes it.
