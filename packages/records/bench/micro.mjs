@@ -124,5 +124,27 @@ await measure('count on multikey', (i) => items.count({ environmentIds: `env${i 
 await measure('count on indexed equality', (i) => items.count({ category: `c${i % 10}` }), { reads: true, min: 20 })
 await measure('count {}', () => items.count({}), { reads: true, min: 20 })
 
+// Reads while an index over every record is built: a build that yields leaves them their turns. Reads go 50 at
+// a time, then give the event loop a turn (as requests arriving over the network would).
+const buildStart = Date.now()
+const state = { built: false }
+const building = items.ensureIndex({ name: 'name', fields: { name: 1 } }).then(() => {
+  state.built = true
+})
+let during = 0
+for (;;) {
+  await new Promise((resolve) => setImmediate(resolve))
+  if (state.built) break
+  await Promise.all(Array.from({ length: 50 }, () => items.findOne({ _id: pick(ids) })))
+  during += 50
+}
+await building
+const buildSeconds = (Date.now() - buildStart) / 1000
+console.log(
+  `${'findOne by _id during an index build'.padEnd(46)} ${Math.round(during / buildSeconds)
+    .toLocaleString('en-US')
+    .padStart(9)} ops/s  (build of ${N.toLocaleString('en-US')} records ${buildSeconds.toFixed(2)} s)`,
+)
+
 await store.close()
 rmSync(dir, { recursive: true, force: true })
