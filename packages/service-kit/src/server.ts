@@ -125,6 +125,14 @@ export function createServer(options: ServerOptions = {}): App {
   // Bodies are JSON (uploads multipart, where a route registers it): a text body is refused with 415,
   // not handed to a route as a string.
   app.removeContentTypeParser('text/plain')
+  // Clients that send `Content-Type: application/json` on every call send it without a body too: an empty JSON
+  // body is no body (a route whose body is required still says so), anything else is Fastify's own parse.
+  const parseJson = app.getDefaultJsonParser('error', 'error')
+  app.removeContentTypeParser('application/json')
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
+    if (body.length === 0) done(null, undefined)
+    else parseJson(request, body.toString(), done)
+  })
   // Ajv coerces `?limit=1e309` to Infinity and then skips `maximum` for it (it checks finite numbers only).
   // Only routes with a querystring schema get numbers, so only they carry the check.
   app.addHook('onRoute', (route) => {

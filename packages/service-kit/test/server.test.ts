@@ -41,3 +41,26 @@ t.test('at debug, a request is also logged when it arrives', async (t) => {
   t.match(log.lines[0], { level: 20, method: 'GET', url: '/nowhere' })
   t.match(log.lines[1], { level: 30, status: 404 })
 })
+
+t.test('an empty body sent as application/json is no body; any other JSON is parsed as before', async (t) => {
+  const app = createServer({ logLevel: 'silent' })
+  t.after(() => app.close())
+  app.post('/echo', async (request) => ({ body: request.body ?? 'none' }))
+  app.post('/required', { schema: { body: { type: 'object', required: ['a'] } } }, async (request) => ({
+    body: request.body,
+  }))
+  const json = { 'content-type': 'application/json' }
+  const empty = await app.inject({ method: 'POST', url: '/echo', headers: json, payload: '' })
+  t.equal(empty.statusCode, 200)
+  t.same(empty.json(), { body: 'none' })
+  const charset = { 'content-type': 'application/json; charset=utf-8' }
+  t.same((await app.inject({ method: 'POST', url: '/echo', headers: charset, payload: '{"a":1}' })).json(), {
+    body: { a: 1 },
+  })
+  const required = await app.inject({ method: 'POST', url: '/required', headers: json, payload: '' })
+  t.equal(required.statusCode, 400, 'a required body is still required')
+  const invalid = await app.inject({ method: 'POST', url: '/echo', headers: json, payload: '{' })
+  t.equal(invalid.statusCode, 400)
+  const poisoned = await app.inject({ method: 'POST', url: '/echo', headers: json, payload: '{"__proto__":{"x":1}}' })
+  t.equal(poisoned.statusCode, 400, 'prototype poisoning is still refused')
+})
