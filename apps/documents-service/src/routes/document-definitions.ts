@@ -25,6 +25,10 @@ const administration: FastifyPluginAsyncTypebox = async (admin) => {
   admin.post(
     '/',
     {
+      // A copy's body is optional (every name in it is): no body is an empty one.
+      preValidation: async function emptyBody(request) {
+        request.body ??= {}
+      },
       schema: {
         querystring: CreateDefinitionQuerystringSchema,
         body: CreateDefinitionBodySchema,
