@@ -1,6 +1,7 @@
 import type { FastifyBaseLogger, FastifyPluginAsync } from 'fastify'
 import { mountService, openApiPlugin, type OpenApiDocument } from '@quire/service-kit'
 import type { Config } from './config.js'
+import { consolePlugin } from './plugins/console.js'
 import { edgePlugin } from './plugins/edge.js'
 import { proxyPlugin } from './plugins/proxy.js'
 import { SERVICES, type LocalResources } from './route-table.js'
@@ -27,6 +28,7 @@ export const app: FastifyPluginAsync<GatewayOptions> = async (fastify, { config,
     rateLimitPerMinute: config.QUIRE_RATE_LIMIT_PER_MINUTE,
     maxEventLoopDelay: config.QUIRE_MAX_EVENT_LOOP_DELAY_MS,
   })
+  await fastify.register(consolePlugin)
   await fastify.register(openApiPlugin, { title: 'Quire API v2', remotes: () => remoteDocuments(remote, fastify.log) })
   for (const { manifest } of SERVICES) {
     const upstream = upstreamOf(manifest.name)

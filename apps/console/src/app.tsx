@@ -1,0 +1,146 @@
+import { useEffect, useState } from 'preact/hooks'
+import { call, environment, session, whenUnauthorized, type Session } from './api.js'
+import { Link, navigate, usePath } from './router.js'
+import { Definitions, DefinitionEdit } from './views/definitions.js'
+import { DocumentEditor } from './views/document.js'
+import { Documents } from './views/documents.js'
+import { Home } from './views/home.js'
+import { Login } from './views/login.js'
+import { Packages } from './views/packages.js'
+import { UserDetail, Users } from './views/users.js'
+
+interface EnvironmentRecord {
+  _id: string
+  name?: string
+}
+
+/** Super-administrators get the list from the API; everyone else types the id (remembered in localStorage). */
+function EnvironmentSwitcher({ value, onChange }: { value: string; onChange: (id: string) => void }) {
+  const [list, setList] = useState<EnvironmentRecord[] | null>(null)
+  const [typed, setTyped] = useState(value)
+  useEffect(() => {
+    call<EnvironmentRecord[]>('GET', '/api/v2/environments').then(
+      (environments) => {
+        setList(environments)
+        // A first visit starts in the first environment rather than on an empty page.
+        if (!value && environments[0]) onChange(environments[0]._id)
+      },
+      () => setList(null),
+    )
+  }, [])
+  useEffect(() => setTyped(value), [value])
+  if (list) {
+    return (
+      <label class="environment">
+        Environment
+        <select name="environment" value={value} onChange={(e) => onChange(e.currentTarget.value)}>
+          {!list.some((env) => env._id === value) && <option value={value}>{value || 'choose…'}</option>}
+          {list.map((env) => (
+            <option key={env._id} value={env._id}>
+              {env.name && env.name !== env._id ? `${env.name} (${env._id})` : env._id}
+            </option>
+          ))}
+        </select>
+      </label>
+    )
+  }
+  return (
+    <form
+      class="environment"
+      onSubmit={(e) => {
+        e.preventDefault()
+        onChange(typed.trim())
+      }}
+    >
+      <label>
+        Environment
+        <input name="environment" value={typed} required onInput={(e) => setTyped(e.currentTarget.value)} />
+      </label>
+      <button type="submit">Switch</button>
+    </form>
+  )
+}
+
+function View({ path }: { path: string }) {
+  const parts = path.split('/').filter(Boolean).map(decodeURIComponent)
+  const [area, a, b, c] = parts
+  if (area === 'definitions' && a && b === 'documents' && c) return <DocumentEditor dd={a} id={c} />
+  if (area === 'definitions' && a && b === 'documents') return <Documents dd={a} />
+  if (area === 'definitions' && a) return <DefinitionEdit dd={a} />
+  if (area === 'definitions') return <Definitions />
+  if (area === 'users' && a) return <UserDetail userId={a} />
+  if (area === 'users') return <Users />
+  if (area === 'packages') return <Packages />
+  if (!area) return <Home />
+  return (
+    <section>
+      <h1>Not found</h1>
+      <p>
+        Nothing at this address. <Link href="/">Home</Link>
+      </p>
+    </section>
+  )
+}
+
+export function App() {
+  const [current, setCurrent] = useState<Session | null>(session.get)
+  const [env, setEnv] = useState(environment.get)
+  const path = usePath()
+  useEffect(() => {
+    whenUnauthorized(() => {
+      session.set(null)
+      setCurrent(null)
+    })
+  }, [])
+
+  if (!current) {
+    return (
+      <Login
+        onSignedIn={(value) => {
+          session.set(value)
+          setCurrent(value)
+        }}
+      />
+    )
+  }
+  const switchTo = (id: string) => {
+    environment.set(id)
+    setEnv(id)
+  }
+  const signOut = () => {
+    session.set(null)
+    setCurrent(null)
+    navigate('/')
+  }
+  const active = (prefix: string) => (path.startsWith(prefix) ? 'active' : '')
+  return (
+    <div class="shell">
+      <a class="skip" href="#main">
+        Skip to content
+      </a>
+      <header>
+        <Link href="/" class="brand">
+          Quire
+        </Link>
+        <nav aria-label="Main">
+          <Link href="/definitions" class={active('/definitions')}>
+            Definitions
+          </Link>
+          <Link href="/users" class={active('/users')}>
+            Users
+          </Link>
+          <Link href="/packages" class={active('/packages')}>
+            Packages
+          </Link>
+        </nav>
+        <EnvironmentSwitcher value={env} onChange={switchTo} />
+        <button type="button" onClick={signOut}>
+          Sign out
+        </button>
+      </header>
+      <main id="main" tabIndex={-1}>
+        {env ? <View key={env} path={path} /> : <p>Choose an environment to start.</p>}
+      </main>
+    </div>
+  )
+}

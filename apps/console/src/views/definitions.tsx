@@ -1,0 +1,224 @@
+import { useEffect, useState } from 'preact/hooks'
+import { ApiError, call, q } from '../api.js'
+import { Link, navigate } from '../router.js'
+import { ConfirmButton, ErrorText, Notice, parseJson, useAction, useLoad } from '../ui.js'
+
+export interface Definition {
+  _id: string
+  name: string
+  label?: string
+  fields?: Record<string, { type: string; required?: boolean }>
+  indexes?: { fields: Record<string, 1 | -1>; unique?: boolean; state?: string }[]
+}
+
+const json = (value: unknown) => (value === undefined ? '' : JSON.stringify(value, null, 2))
+/** The API adds `state` to each index; it is not part of what a client declares. */
+const declared = (indexes: Definition['indexes']) => indexes?.map(({ state: _state, ...index }) => index)
+
+/** The list, with create, copy and delete (deleting one that holds documents asks again, then sends `force`). */
+export function Definitions() {
+  const list = useLoad(() => call<Definition[]>('GET', '/api/v2/document-definitions?limit=800'), [])
+  const action = useAction()
+  const [notice, setNotice] = useState('')
+  const [force, setForce] = useState<Definition | null>(null)
+  const [name, setName] = useState('')
+  const [label, setLabel] = useState('')
+  const [fields, setFields] = useState('')
+
+  const create = (event: Event) => {
+    event.preventDefault()
+    void action.run(async () => {
+      const parsed = parseJson('Fields', fields)
+      const created = await call<Definition>('POST', '/api/v2/document-definitions', {
+        name,
+        ...(label ? { label } : {}),
+        ...(parsed === undefined ? {} : { fields: parsed }),
+      })
+      setName('')
+      setLabel('')
+      setFields('')
+      setNotice(`Created ${created.name}`)
+      list.reload()
+    })
+  }
+  const copy = (definition: Definition) =>
+    action.run(async () => {
+      const created = await call<Definition>('POST', `/api/v2/document-definitions?sourceId=${q(definition._id)}`, {})
+      setNotice(`Copied ${definition.name} to ${created.name}`)
+      list.reload()
+    })
+  const remove = (definition: Definition, withForce: boolean) =>
+    action.run(async () => {
+      try {
+        await call('DELETE', `/api/v2/document-definitions/${q(definition._id)}${withForce ? '?force=true' : ''}`)
+      } catch (err) {
+        // The API refuses to drop a definition that still holds documents unless told `force`.
+        if (err instanceof ApiError && err.code === 'validation_error' && /force/.test(err.description)) {
+          setForce(definition)
+          return
+        }
+        throw err
+      }
+      setForce(null)
+      setNotice(`Deleted ${definition.name}`)
+      list.reload()
+    })
+
+  return (
+    <section>
+      <h1>Definitions</h1>
+      {notice && <Notice>{notice}</Notice>}
+      <ErrorText error={list.error ?? action.error} />
+      {force && (
+        <div class="warning" role="alertdialog" aria-labelledby="force-title">
+          <p id="force-title">
+            <strong>{force.name}</strong> still holds documents. Delete it with all its documents and their files?
+          </p>
+          <button type="button" class="danger" ref={(el) => el?.focus()} onClick={() => void remove(force, true)}>
+            Delete with its documents
+          </button>
+          <button type="button" onClick={() => setForce(null)}>
+            Keep it
+          </button>
+        </div>
+      )}
+      <div class="table-wrap">
+        <table>
+          <thead>
+            <tr>
+              <th scope="col">Name</th>
+              <th scope="col">Label</th>
+              <th scope="col">Fields</th>
+              <th scope="col">Actions</th>
+            </tr>
+          </thead>
+          <tbody>
+            {list.value?.map((definition) => (
+              <tr key={definition._id} data-name={definition.name}>
+                <th scope="row">
+                  <Link href={`/definitions/${q(definition.name)}/documents`}>{definition.name}</Link>
+                </th>
+                <td>{definition.label}</td>
+                <td>{Object.keys(definition.fields ?? {}).join(', ')}</td>
+                <td class="actions">
+                  <Link href={`/definitions/${q(definition._id)}`} class="button">
+                    Edit
+                  </Link>
+                  <button type="button" onClick={() => void copy(definition)}>
+                    Copy
+                  </button>
+                  <ConfirmButton
+                    label="Delete"
+                    danger
+                    question={`Delete ${definition.name}?`}
+                    onConfirm={() => void remove(definition, false)}
+                  />
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </div>
+      {list.value?.length === 0 && <p>No definitions yet.</p>}
+      <form class="panel" onSubmit={create}>
+        <h2>New definition</h2>
+        <label>
+          Name
+          <input name="name" required value={name} onInput={(e) => setName(e.currentTarget.value)} />
+        </label>
+        <label>
+          Label
+          <input name="label" value={label} onInput={(e) => setLabel(e.currentTarget.value)} />
+        </label>
+        <label>
+          Fields (JSON, optional)
+          <textarea
+            name="fields"
+            rows={4}
+            placeholder='{"title": {"type": "string", "required": true}}'
+            value={fields}
+            onInput={(e) => setFields(e.currentTarget.value)}
+          />
+        </label>
+        <button type="submit" disabled={action.busy}>
+          Create definition
+        </button>
+      </form>
+    </section>
+  )
+}
+
+/** Label, fields and indexes of one definition, saved with PATCH. */
+export function DefinitionEdit({ dd }: { dd: string }) {
+  const loaded = useLoad(() => call<Definition>('GET', `/api/v2/document-definitions/${q(dd)}`), [dd])
+  const action = useAction()
+  const [label, setLabel] = useState('')
+  const [fields, setFields] = useState('')
+  const [indexes, setIndexes] = useState('')
+  const [saved, setSaved] = useState<Definition | null>(null)
+  const definition = saved ?? loaded.value
+  useEffect(() => {
+    if (!loaded.value) return
+    setLabel(loaded.value.label ?? '')
+    setFields(json(loaded.value.fields))
+    setIndexes(json(declared(loaded.value.indexes)))
+  }, [loaded.value])
+
+  const save = (event: Event) => {
+    event.preventDefault()
+    void action.run(async () => {
+      const body: Record<string, unknown> = { label }
+      const parsedFields = parseJson('Fields', fields)
+      const parsedIndexes = parseJson('Indexes', indexes)
+      body.fields = parsedFields ?? {}
+      body.indexes = parsedIndexes ?? []
+      setSaved(await call<Definition>('PATCH', `/api/v2/document-definitions/${q(dd)}`, body))
+    })
+  }
+
+  if (loaded.error) return <ErrorText error={loaded.error} />
+  if (!definition) return <p>Loading…</p>
+  return (
+    <section>
+      <p>
+        <Link href="/definitions">← Definitions</Link>
+      </p>
+      <h1>Definition {definition.name}</h1>
+      <form class="panel" onSubmit={save}>
+        <label>
+          Label
+          <input name="label" value={label} onInput={(e) => setLabel(e.currentTarget.value)} />
+        </label>
+        <label>
+          Fields (JSON: name → {'{'}type, required{'}'})
+          <textarea name="fields" rows={8} value={fields} onInput={(e) => setFields(e.currentTarget.value)} />
+        </label>
+        <label>
+          Indexes (JSON: [{'{'}fields, unique{'}'}])
+          <textarea name="indexes" rows={5} value={indexes} onInput={(e) => setIndexes(e.currentTarget.value)} />
+        </label>
+        <ErrorText error={action.error} />
+        {saved && <Notice>Saved.</Notice>}
+        <button type="submit" disabled={action.busy}>
+          Save definition
+        </button>{' '}
+        <button type="button" onClick={() => navigate(`/definitions/${q(definition.name)}/documents`)}>
+          Open documents
+        </button>
+      </form>
+      {definition.indexes && definition.indexes.length > 0 && (
+        <>
+          <h2>Index state</h2>
+          <ul class="indexes">
+            {definition.indexes.map((index) => (
+              <li key={JSON.stringify(index.fields)}>
+                <code>{JSON.stringify(index.fields)}</code>
+                {index.unique ? ' unique' : ''} — {index.state ?? 'unknown'}
+              </li>
+            ))}
+          </ul>
+        </>
+      )}
+    </section>
+  )
+}

@@ -1,0 +1,170 @@
+import { useEffect, useState } from 'preact/hooks'
+import { ApiError, call, q, raw } from '../api.js'
+import { Link, navigate } from '../router.js'
+import { ConfirmButton, ErrorText, messageOf, useAction, useLoad } from '../ui.js'
+import { Attachments } from './attachments.js'
+import type { Definition } from './definitions.js'
+import type { Doc } from './documents.js'
+
+/** What a client writes: everything but the system fields (`_…`) and externalId, which has its own input. */
+function editable(document: Doc): Record<string, unknown> {
+  return Object.fromEntries(Object.entries(document).filter(([key]) => !key.startsWith('_') && key !== 'externalId'))
+}
+
+/** Which field a validation error names: the API's description reads `body/price: Expected number`. */
+function fieldOf(error: unknown): string | null {
+  if (!(error instanceof ApiError)) return null
+  if (error.code === 'duplicate_external_id') return 'externalId'
+  const match = /^body\/([^/:\s]+)/.exec(error.description)
+  return match?.[1] ?? null
+}
+
+/** The detail of an error, for the field it belongs to: the technical text past the field's name. */
+const detailOf = (error: unknown) =>
+  error instanceof ApiError ? error.description.replace(/^body\/[^:]*:\s*/, '') : messageOf(error)
+
+export function DocumentEditor({ dd, id }: { dd: string; id: string }) {
+  const core = `/api/v2/document-definitions/${q(dd)}/documents`
+  const isNew = id === 'new'
+  const definition = useLoad(() => call<Definition>('GET', `/api/v2/document-definitions/${q(dd)}`), [dd])
+  const loaded = useLoad(
+    () => (isNew ? Promise.resolve(null) : raw<Doc>('GET', `${core}/${q(id)}`)),
+    [dd, id],
+  )
+  const [doc, setDoc] = useState<Doc | null>(null)
+  const [text, setText] = useState('{\n}')
+  const [externalId, setExternalId] = useState('')
+  const [saved, setSaved] = useState(false)
+  const action = useAction()
+
+  const show = (value: Doc) => {
+    setDoc(value)
+    setText(JSON.stringify(editable(value), null, 2))
+    setExternalId(value.externalId ?? '')
+  }
+  useEffect(() => {
+    if (loaded.value) show(loaded.value)
+  }, [loaded.value])
+
+  const save = (event: Event) => {
+    event.preventDefault()
+    setSaved(false)
+    void action.run(async () => {
+      let body: Record<string, unknown>
+      try {
+        body = JSON.parse(text) as Record<string, unknown>
+      } catch (err) {
+        throw new Error(`The document is not valid JSON: ${(err as Error).message}`)
+      }
+      if (typeof body !== 'object' || body === null || Array.isArray(body)) {
+        throw new Error('The document must be a JSON object')
+      }
+      if (externalId) body.externalId = externalId
+      if (isNew) {
+        const created = await call<Doc>('POST', `${core}/new`, body)
+        navigate(`/definitions/${q(dd)}/documents/${q(created._id)}`)
+        return
+      }
+      show(await call<Doc>('PUT', `${core}/${q(doc?._id ?? id)}`, body))
+      setSaved(true)
+    })
+  }
+  const remove = () =>
+    action.run(async () => {
+      await call('DELETE', `${core}/${q(doc?._id ?? id)}`)
+      navigate(`/definitions/${q(dd)}/documents`)
+    })
+
+  const declared = Object.entries(definition.value?.fields ?? {})
+  const badField = fieldOf(action.error)
+  const fieldError = (name: string) =>
+    badField === name ? (
+      <span class="field-error" id={`error-${name}`} role="alert">
+        {detailOf(action.error)}
+      </span>
+    ) : null
+  // The error goes beside its field when the form shows that field, else under the editor.
+  const shownBeside = badField === 'externalId' || declared.some(([name]) => name === badField)
+
+  if (loaded.error) return <ErrorText error={loaded.error} />
+  if (!isNew && !doc) return <p>Loading…</p>
+  return (
+    <section>
+      <p>
+        <Link href={`/definitions/${q(dd)}/documents`}>← Documents of {dd}</Link>
+      </p>
+      <h1>{isNew ? `New document in ${dd}` : `Document ${doc?._id}`}</h1>
+      <div class="editor">
+        <form class="panel" onSubmit={save}>
+          <label>
+            externalId
+            <input
+              name="externalId"
+              value={externalId}
+              aria-invalid={badField === 'externalId'}
+              aria-describedby={badField === 'externalId' ? 'error-externalId' : undefined}
+              onInput={(e) => setExternalId(e.currentTarget.value)}
+            />
+            {fieldError('externalId')}
+          </label>
+          <label>
+            Fields (JSON)
+            <textarea
+              name="document"
+              rows={14}
+              spellcheck={false}
+              value={text}
+              aria-invalid={Boolean(badField && badField !== 'externalId')}
+              onInput={(e) => setText(e.currentTarget.value)}
+            />
+          </label>
+          <ErrorText error={action.error} />
+          {badField && !shownBeside && (
+            <p class="field-error" id={`error-${badField}`}>
+              Field {badField}: {detailOf(action.error)}
+            </p>
+          )}
+          {saved && <p role="status">Saved.</p>}
+          <div class="actions">
+            <button type="submit" disabled={action.busy}>
+              {isNew ? 'Create document' : 'Save document'}
+            </button>
+            {!isNew && (
+              <ConfirmButton label="Delete document" danger question="Delete this document?" onConfirm={() => void remove()} />
+            )}
+          </div>
+        </form>
+        {declared.length > 0 && (
+          <aside class="panel" aria-label="Declared fields">
+            <h2>Declared fields</h2>
+            <ul class="declared">
+              {declared.map(([name, spec]) => (
+                <li key={name} data-field={name} class={badField === name ? 'invalid' : ''}>
+                  <code>{name}</code> {spec.type}
+                  {spec.required ? ', required' : ''}
+                  {fieldError(name)}
+                </li>
+              ))}
+            </ul>
+          </aside>
+        )}
+      </div>
+      {doc && (
+        <>
+          <dl class="meta">
+            <dt>Created</dt>
+            <dd>{String(doc._createdOn ?? '')}</dd>
+            <dt>Modified</dt>
+            <dd>{String(doc._lastModifiedOn ?? '')}</dd>
+          </dl>
+          <Attachments
+            dd={dd}
+            document={doc}
+            declared={declared.filter(([, spec]) => spec.type === 'attachment').map(([name]) => name)}
+            onChange={show}
+          />
+        </>
+      )}
+    </section>
+  )
+}

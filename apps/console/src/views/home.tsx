@@ -1,0 +1,30 @@
+import { call, environment } from '../api.js'
+import { Link } from '../router.js'
+import { ErrorText, useLoad } from '../ui.js'
+
+export function Home() {
+  const active = useLoad(() => call<{ activeUsers: number }>('GET', '/api/v2/usage-statistics/active-users'), [])
+  return (
+    <section>
+      <h1>Environment {environment.get()}</h1>
+      <dl class="figures">
+        <div>
+          <dt>Active users</dt>
+          <dd data-testid="active-users">{active.value ? active.value.activeUsers : '…'}</dd>
+        </div>
+      </dl>
+      <ErrorText error={active.error} />
+      <ul class="cards">
+        <li>
+          <Link href="/definitions">Definitions and documents</Link>
+        </li>
+        <li>
+          <Link href="/users">Users and tokens</Link>
+        </li>
+        <li>
+          <Link href="/packages">Packages</Link>
+        </li>
+      </ul>
+    </section>
+  )
+}
