@@ -8,17 +8,26 @@ export interface KeyPair {
   privateKey?: string
 }
 
-/**
- * The JWT key pair: given PEMs win; otherwise one pair is generated into `<dataDir>/keys` on first start.
- * Several processes may start together on one data dir: the pair is published with `link` (fails when it
- * exists), so all of them end up with the same keys.
- */
-export async function loadKeyPair(options: {
+interface KeySources {
   dataDir: string
   privateKey?: string
   publicKey?: string
-}): Promise<Required<KeyPair>> {
-  if (options.privateKey && options.publicKey) return { privateKey: options.privateKey, publicKey: options.publicKey }
+}
+
+/**
+ * The JWT keys: given PEMs win; a public key given alone means verify only (no private key, nothing generated:
+ * the compose stack hands the private key to the users service only); with neither, one pair is generated into
+ * `<dataDir>/keys` on first start. Several processes may start together on one data dir: the pair is published
+ * with `link` (fails when it exists), so all of them end up with the same keys.
+ */
+export async function loadKeyPair(options: KeySources & { publicKey?: undefined }): Promise<Required<KeyPair>>
+export async function loadKeyPair(options: KeySources): Promise<KeyPair>
+export async function loadKeyPair(options: KeySources): Promise<KeyPair> {
+  if (options.publicKey) {
+    return options.privateKey
+      ? { privateKey: options.privateKey, publicKey: options.publicKey }
+      : { publicKey: options.publicKey }
+  }
   const dir = join(options.dataDir, 'keys')
   const privatePath = join(dir, 'jwt-private.pem')
   const publicPath = join(dir, 'jwt-public.pem')

@@ -1,7 +1,7 @@
 import fp from 'fastify-plugin'
 import fastifyJwt from '@fastify/jwt'
 import type { FastifyInstance, FastifyReply, FastifyRequest, onRequestAsyncHookHandler } from 'fastify'
-import { ENVIRONMENT_ID_PATTERN, USER_DESCRIPTIONS } from '@quire/contracts'
+import { ENVIRONMENT_ID_PATTERN } from '@quire/contracts'
 import { fail } from '@quire/service-kit'
 import type { Identity, UserAccess } from '@quire/identity'
 import type { KeyPair } from './keys.js'
@@ -291,13 +291,13 @@ async function auth(app: FastifyInstance, options: AuthOptions) {
 
   const requireAdministrator: Hook = async (request) => {
     if (!request.scope.administrator) {
-      throw fail('forbidden', 'This call needs an administrator of the environment', USER_DESCRIPTIONS.forbidden)
+      throw fail('forbidden', 'This call needs an administrator of the environment')
     }
   }
 
   const requireSuperAdministrator: Hook = async (request) => {
     if (!request.caller.superAdministrator) {
-      throw fail('forbidden', 'This call needs a super-administrator', USER_DESCRIPTIONS.forbidden)
+      throw fail('forbidden', 'This call needs a super-administrator')
     }
   }
 
