@@ -1,8 +1,9 @@
-import { ERROR_STATUS, type ErrorCode } from '@quire/contracts'
+import { ERROR_STATUS, USER_DESCRIPTIONS, type ErrorCode } from '@quire/contracts'
 
 /**
  * The one error type handlers throw. The error handler turns it into the envelope with the status its code
- * maps to; `description` is technical, `userDescription` is for people (defaults to the description).
+ * maps to; `description` is technical, `userDescription` is for people (defaults to the contracts' plain-language
+ * text of the code, `USER_DESCRIPTIONS`).
  */
 export class ApiError extends Error {
   override name = 'ApiError'
@@ -26,7 +27,7 @@ export class ApiError extends Error {
       Error.stackTraceLimit = stackLimit
     }
     this.statusCode = status
-    this.userDescription = userDescription ?? description
+    this.userDescription = userDescription ?? USER_DESCRIPTIONS[code]
   }
 }
 

@@ -1,8 +1,13 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
-import type { ErrorBody, ErrorCode } from '@quire/contracts'
+import { USER_DESCRIPTIONS, type ErrorBody, type ErrorCode } from '@quire/contracts'
 import { ApiError } from './api-error.js'
 
-export const errorBody = (code: ErrorCode, description: string, userDescription = description): ErrorBody => ({
+/** The envelope; `userDescription` defaults to the contracts' plain-language text of the code. */
+export const errorBody = (
+  code: ErrorCode,
+  description: string,
+  userDescription = USER_DESCRIPTIONS[code],
+): ErrorBody => ({
   status: 'error',
   error: code,
   description,
@@ -38,7 +43,7 @@ function describe(error: FastifyError): { status: number; body: ErrorBody } {
     return { status: error.statusCode, body: errorBody(error.code, error.message, error.userDescription) }
   }
   if (error.validation) {
-    // e.g. "body/name must be string": Ajv's message prefixed with where the field lives.
+    // e.g. "body/name must be string": Ajv's message prefixed with where the field lives; people read the catalogue.
     return { status: 400, body: errorBody('validation_error', error.message) }
   }
   const byCode = error.code ? FASTIFY_CODES[error.code] : undefined

@@ -1,5 +1,6 @@
 import t from 'tap'
 import { Type } from '@sinclair/typebox'
+import { USER_DESCRIPTIONS } from '@quire/contracts'
 import { createServer, fail } from '../src/index.js'
 
 const ENVELOPE_KEYS = ['description', 'error', 'message', 'status', 'userDescription']
@@ -11,6 +12,9 @@ function build() {
   }))
   app.get('/conflict', async () => {
     throw fail('duplicate_name', 'Name taken: x', 'That name is taken')
+  })
+  app.get('/missing', async () => {
+    throw fail('user_not_found', 'No user 42 in environment acme')
   })
   app.get('/boom', async () => {
     throw new Error('connect ECONNREFUSED 10.0.0.7:27017 secret=hunter2')
@@ -32,6 +36,19 @@ t.test('an ApiError answers with its status and the whole envelope', async (t) =
     message: 'Name taken: x',
   })
   t.match(res.headers['content-type'], /application\/json/)
+})
+
+t.test('userDescription defaults to the contracts catalogue by code; description stays technical', async (t) => {
+  const app = build()
+  const missing = await app.inject({ method: 'GET', url: '/missing' })
+  t.equal(missing.statusCode, 404)
+  t.equal(missing.json().description, 'No user 42 in environment acme')
+  t.equal(missing.json().userDescription, USER_DESCRIPTIONS.user_not_found)
+  const invalid = await app.inject({ method: 'POST', url: '/things', payload: { name: 'a', size: 'big' } })
+  t.match(invalid.json().description, /body\/size/)
+  t.equal(invalid.json().userDescription, USER_DESCRIPTIONS.validation_error, 'no schema path or pattern')
+  const unknown = await app.inject({ method: 'GET', url: '/nowhere' })
+  t.equal(unknown.json().userDescription, USER_DESCRIPTIONS.not_found)
 })
 
 t.test('schema failures are 400 validation_error naming the field', async (t) => {
