@@ -19,10 +19,14 @@ export interface PackagesAppOptions {
 }
 
 /** The packages service: marketplace, installations, usage statistics. Never listens itself. */
-export const app: FastifyPluginAsync<PackagesAppOptions> = async (fastify, { store, keys }) => {
+export const app: FastifyPluginAsync<PackagesAppOptions> = async (fastify, { store, keys, config }) => {
   const identity = recordsIdentity(store)
   // Only the users service signs: the others get the public key alone.
-  await fastify.register(authPlugin, { keys: { publicKey: keys.publicKey }, identity })
+  await fastify.register(authPlugin, {
+    keys: { publicKey: keys.publicKey },
+    identity,
+    callerRateLimitPerMinute: config.QUIRE_CALLER_RATE_LIMIT_PER_MINUTE,
+  })
 
   await ensurePackagesIndexes(store)
   await fastify.register(marketplacePlugin, { store })

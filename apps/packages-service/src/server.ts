@@ -10,15 +10,11 @@ const store = await openRecordStore({
   mongoUrl: config.QUIRE_MONGO_URL,
   mongoDb: config.QUIRE_MONGO_DB,
 })
-// Given the public key alone (the compose stack hands the private key to the users service only), verify only.
-const keys =
-  config.QUIRE_JWT_PUBLIC_KEY && !config.QUIRE_JWT_PRIVATE_KEY
-    ? { publicKey: config.QUIRE_JWT_PUBLIC_KEY }
-    : await loadKeyPair({
-        dataDir: config.QUIRE_DATA_DIR,
-        publicKey: config.QUIRE_JWT_PUBLIC_KEY,
-        privateKey: config.QUIRE_JWT_PRIVATE_KEY,
-      })
+const keys = await loadKeyPair({
+  dataDir: config.QUIRE_DATA_DIR,
+  publicKey: config.QUIRE_JWT_PUBLIC_KEY,
+  privateKey: config.QUIRE_JWT_PRIVATE_KEY,
+})
 const server = createServer({
   logLevel: config.QUIRE_LOG_LEVEL,
   bodyLimit: config.QUIRE_BODY_LIMIT,

@@ -1,6 +1,7 @@
-import { createServer, mountService, type App } from '@quire/service-kit'
+import { createServer, loadConfig, mountService, type App } from '@quire/service-kit'
 import type { RecordStore } from '@quire/records'
 import { accessToken, createUser, headers, testResources, type Teardown, type UserSeed } from '@quire/testing'
+import { ConfigSchema } from '../src/config.js'
 import { service } from '../src/service.js'
 
 export interface Harness {
@@ -12,11 +13,14 @@ export interface Harness {
   token(userId: string, options?: { expiresIn?: number }): string
 }
 
-/** The packages service alone on a fresh store, mounted as the gateway mounts it, closed when the test ends. */
-export async function build(t: Teardown): Promise<Harness> {
+/**
+ * The packages service alone on a fresh store, mounted as the gateway mounts it, closed when the test ends.
+ * `env`: config variables, as the process would read them.
+ */
+export async function build(t: Teardown, env: Record<string, string> = {}): Promise<Harness> {
   const { store, keys } = await testResources(t)
   const server = createServer({ logLevel: 'silent' })
-  await mountService(server, service, { store, keys, config: {} })
+  await mountService(server, service, { store, keys, config: loadConfig(ConfigSchema, env) })
   t.teardown(() => server.close())
   await server.ready()
   const token = (userId: string, options = {}) => accessToken(keys.privateKey, userId, options)

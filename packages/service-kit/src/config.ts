@@ -106,6 +106,13 @@ export const CommonConfigSchema = Type.Object({
     default: false,
     description: 'Take the client address from x-forwarded-for: set on services reachable only through the gateway.',
   }),
+  QUIRE_CALLER_RATE_LIMIT_PER_MINUTE: Type.Integer({
+    minimum: 0,
+    default: 0,
+    // Every service's auth plugin reads it (`callerRateLimitPerMinute`); the gateway limits the anonymous.
+    description:
+      'Requests per minute per signed-in user, and failed sign-ins per minute per address, per process; 0 = off.',
+  }),
   QUIRE_METRICS_TOKEN: Type.Optional(
     Type.String({
       minLength: 16,
