@@ -16,3 +16,5 @@ export const service: ServiceManifest<PackagesAppOptions> = {
 
 export { PackagesConfigSchema, type PackagesConfig } from './config.js'
 export type { PackagesAppOptions } from './app.js'
+// For the gateway's tests and the `quire` command (apps/cli), which upgrades the store as a start does.
+export { PACKAGES_COLLECTIONS, ensurePackagesIndexes } from './collections.js'

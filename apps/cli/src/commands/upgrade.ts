@@ -4,10 +4,17 @@ import {
   documentsCollection,
   ensureDocumentsIndexes,
 } from '@quire/documents-service'
-import { ensureUsersIndexes } from '@quire/users-service'
+import { PACKAGES_COLLECTIONS, ensurePackagesIndexes } from '@quire/packages-service'
+import { USERS_COLLECTIONS, ensureUsersIndexes } from '@quire/users-service'
 import { readConfig, withStore } from '../context.js'
 import { print, type Io } from '../io.js'
 import { progress } from '../progress.js'
+
+/** The collections' names, as their owners declare them. */
+const names = (collections: Record<string, { name: string }>): string =>
+  Object.values(collections)
+    .map((collection) => collection.name)
+    .join(', ')
 
 /**
  * What a start does silently, as a step of its own: opening the store brings its format up to date (the
@@ -19,9 +26,9 @@ export async function upgrade(io: Io): Promise<void> {
   await withStore(config, async (store) => {
     print(io, `opened the ${config.QUIRE_MONGO_URL ? 'MongoDB' : 'embedded'} store: its format is current`)
     await ensureUsersIndexes(store)
-    print(io, 'users service: indexes of users, long_lived_tokens, environments, password_resets ensured')
+    print(io, `users service: indexes of ${names(USERS_COLLECTIONS)} ensured`)
     await ensureDocumentsIndexes(store)
-    print(io, 'documents service: indexes of document_definitions and attachment_files ensured')
+    print(io, `documents service: indexes of ${names(DOCUMENTS_COLLECTIONS)} ensured`)
     const definitions = await DOCUMENTS_COLLECTIONS.definitions.in(store).find({})
     const bar = progress(io, 'document collections', definitions.length)
     for (const definition of definitions) {
@@ -34,7 +41,7 @@ export async function upgrade(io: Io): Promise<void> {
     }
     bar.stop()
     print(io, `documents service: indexes of ${definitions.length} definitions' document collections ensured`)
-    // @quire/packages-service does not export `ensurePackagesIndexes` (yet): it ensures them when it starts.
-    print(io, 'packages service: its indexes are ensured when it starts')
+    await ensurePackagesIndexes(store)
+    print(io, `packages service: indexes of ${names(PACKAGES_COLLECTIONS)} ensured`)
   })
 }

@@ -19,6 +19,7 @@ t.test('upgrade creates the missing indexes, definitions included, says so, and 
     const result = await quire(['upgrade'], { QUIRE_DATA_DIR: dataDir })
     t.equal(result.code, 0, result.stderr)
     t.match(result.stdout, /users service: indexes of users/)
+    t.match(result.stdout, /packages service: indexes of packages/)
     t.match(result.stdout, /indexes of 1 definitions' document collections ensured/)
   }
   const store = openEmbeddedStore(dataDir)
