@@ -30,8 +30,12 @@ export interface FindOptions {
   limit?: number
   skip?: number
   projection?: Projection
-  /** Keyset pagination: the `_id` of the last record of the previous page under the same filter and sort. */
-  after?: string
+  /**
+   * Keyset pagination: the `_id` of the last record of the previous page under the same filter and sort, or
+   * its position (its `_id` and its values of the sort's fields), which needs no stored record: a page then
+   * continues from where a record deleted since stood.
+   */
+  after?: string | StoredRecord
 }
 
 /** Either a whole replacement record (without `_id`), or `$set` / `$unset` of (dot) paths. */

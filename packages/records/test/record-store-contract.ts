@@ -208,6 +208,47 @@ export function recordStoreContract(t: Test, target: ContractTarget): void {
     await t.rejects(c.find({}, { after: newObjectId() }), InvalidQueryError)
   })
 
+  t.test(
+    '`after` as a position (`_id` and sort values) pages as its record does, also once it is deleted',
+    async (t) => {
+      const { collection: c } = await seed(40, (i) => ({
+        n: i % 4,
+        group: `g${i % 2}`,
+        nested: { deep: { value: i % 5 } },
+      }))
+      await c.ensureIndex({ name: 'group_n', fields: { group: 1, n: 1 } })
+      const cases: Array<[Record<string, unknown>, Sort]> = [
+        [{}, {}],
+        [{}, { _id: -1 }],
+        [{ group: 'g1' }, { n: 1 }],
+        [{ group: 'g0' }, { n: -1 }],
+        [{}, { 'nested.deep.value': 1, n: -1 }],
+      ]
+      for (const [filter, sort] of cases) {
+        const all = await c.find(filter, { sort })
+        const last = all[9] as Item
+        const position: StoredRecord = { _id: last._id }
+        for (const path of Object.keys(sort)) {
+          const value = path.split('.').reduce<unknown>((at, key) => (at as Record<string, unknown>)[key], last)
+          const [head, ...rest] = path.split('.')
+          if (rest.length === 0) position[path] = value
+          else position[head as string] = { deep: { value } }
+        }
+        const label = `${JSON.stringify(filter)} ${JSON.stringify(sort)}`
+        const byId = await c.find(filter, { sort, limit: 5, after: last._id })
+        t.same(await c.find(filter, { sort, limit: 5, after: position }), byId, label)
+        await store.transaction(async (tx) => {
+          const inside = tx.collection<Item>(`c${counter}`)
+          t.same(await inside.find(filter, { sort, limit: 5, after: position }), byId, `${label} in a transaction`)
+        })
+        await c.deleteOne({ _id: last._id })
+        t.same(await c.find(filter, { sort, limit: 5, after: position }), byId, `${label} once deleted`)
+        await t.rejects(c.find(filter, { sort, after: last._id }), InvalidQueryError, 'its `_id` alone no longer pages')
+        await c.insertOne(last)
+      }
+    },
+  )
+
   t.test('unique and partial unique indexes', async (t) => {
     const c = fresh()
     await c.ensureIndex({

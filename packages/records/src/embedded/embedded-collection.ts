@@ -41,7 +41,8 @@ export class EmbeddedCollection<T extends StoredRecord> implements Collection<T>
     limit?: number
   } {
     let after: Row | undefined
-    if (options.after !== undefined) {
+    if (typeof options.after === 'object') after = new Row(options.after._id, JSON.stringify(options.after))
+    else if (options.after !== undefined) {
       after = this.engine.row(this.name, options.after)
       if (!after) throw new InvalidQueryError(`after: no record ${options.after}`)
     }

@@ -75,8 +75,8 @@ class TransactionCollection<T extends StoredRecord> implements Collection<T> {
 
   #find(filter: Filter, options: FindOptions = {}): StoredRecord[] {
     const sort = normalizeSort(options.sort)
-    const after = options.after === undefined ? undefined : this.#get(options.after)
-    if (options.after !== undefined && !after) throw new InvalidQueryError(`after: no record ${options.after}`)
+    const after = typeof options.after === 'string' ? this.#get(options.after) : options.after
+    if (typeof options.after === 'string' && !after) throw new InvalidQueryError(`after: no record ${options.after}`)
     // Read to the end in one go (the transaction's writes are merged in), and outside the query budget.
     const committed = runSync(findSteps(this.engine, this.name, filter, { sort }, new Pacer(false), false))
       .filter((row) => !this.staged.has(row.id))

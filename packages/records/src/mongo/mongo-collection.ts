@@ -42,8 +42,11 @@ export class MongoCollection<T extends StoredRecord> implements Collection<T> {
     const sort = normalizeSort(options.sort)
     let query = filter
     if (options.after !== undefined) {
-      const after = await this.collection.findOne({ _id: options.after }, { session: this.session })
-      if (!after) throw new InvalidQueryError(`after: no record ${options.after}`)
+      const after =
+        typeof options.after === 'object'
+          ? options.after
+          : await this.collection.findOne({ _id: options.after }, { session: this.session })
+      if (!after) throw new InvalidQueryError(`after: no record ${String(options.after)}`)
       query = { $and: [filter, afterFilter(sort, after)] }
     }
     // No spilling to disk (the server's default since 6.0): a sort no index serves stays within Mongo's memory
