@@ -1,5 +1,5 @@
 import { setImmediate as nextTurn } from 'node:timers/promises'
-import { open, type Database, type RootDatabase } from 'lmdb'
+import { open, type Database, type Key, type RootDatabase } from 'lmdb'
 import { DuplicateKeyError, RecordsError, StoreUnavailableError } from '../errors.js'
 import type { IndexInfo, IndexSpec, StoredRecord } from '../port.js'
 import {
@@ -13,8 +13,22 @@ import {
 } from './index-keys.js'
 import { Row } from './row.js'
 
-/** Records as JSON text under `[collectionId, _id]`: a page of whole records is answered without re-encoding them. */
-type RecordsDb = Database<string, [number, string]>
+/**
+ * Records as JSON text (a page of whole records is answered without re-encoding them), each under its
+ * collection's prefix then its `_id` (see `recordKey`).
+ */
+type RecordsDb = Database<string, string>
+
+/** Collection ids in base 36, 7 characters (78 billion ids): a fixed width, so prefixes sort as the ids do. */
+const PREFIX_LENGTH = 7
+
+/**
+ * A collection's records sort from `recordPrefix(id)` to `recordPrefix(id + 1)`. A string key (not an array)
+ * keeps a read by `_id` as cheap as it was with one database per collection.
+ */
+export const recordPrefix = (collectionId: number): string => collectionId.toString(36).padStart(PREFIX_LENGTH, '0')
+export const recordKey = (collectionId: number, id: string): string => recordPrefix(collectionId) + id
+export const idOfKey = (key: string): string => key.slice(PREFIX_LENGTH)
 /**
  * Index entries under `[indexId, ...values, _id]` (value null), or `[indexId, ...values]` → `_id` in unique
  * indexes. Every index shares this one database: lmdb's named databases are a fixed number of slots.
@@ -141,7 +155,7 @@ export class Engine {
       settings.putSync(DICTIONARY, given)
       return given
     })
-    this.#records = this.#env.openDB<string, [number, string]>({
+    this.#records = this.#env.openDB<string, string>({
       name: 'records',
       keyEncoding: 'ordered-binary',
       encoding: 'string',
@@ -162,7 +176,7 @@ export class Engine {
     if (this.#closing && !this.#inWork) throw new StoreUnavailableError('the embedded store is closed')
   }
 
-  /** Every collection's records; a collection's range is `[id]` to `[id + 1]`. */
+  /** Every collection's records; a collection's range is `recordPrefix(id)` to `recordPrefix(id + 1)`. */
   get records(): RecordsDb {
     this.assertOpen()
     return this.#records
@@ -227,7 +241,7 @@ export class Engine {
   row(name: string, id: string): Row | undefined {
     const meta = this.collection(name)
     if (!meta) return undefined
-    const json = this.#records.get([meta.id, id])
+    const json = this.#records.get(recordKey(meta.id, id))
     return json === undefined ? undefined : new Row(id, json)
   }
 
@@ -333,11 +347,11 @@ export class Engine {
     }
     if (after) {
       const json = JSON.stringify(after)
-      this.#records.putSync([meta.id, after._id], json)
+      this.#records.putSync(recordKey(meta.id, after._id), json)
       size.count++
       size.bytes += json.length
     } else if (before) {
-      this.#records.removeSync([meta.id, before.id])
+      this.#records.removeSync(recordKey(meta.id, before.id))
     }
     this.#meta.putSync(sizeKey(meta.id), [size.count, size.bytes])
   }
@@ -415,10 +429,10 @@ export class Engine {
     let last: string | undefined
     let changed = false
     for (const { key, value } of this.#records.getRange({
-      start: after === undefined ? [meta.id] : [meta.id, after],
-      end: [meta.id + 1],
+      start: recordKey(meta.id, after ?? ''),
+      end: recordPrefix(meta.id + 1),
     })) {
-      const id = key[1]
+      const id = idOfKey(key)
       if (id === after) continue
       const record = JSON.parse(value) as StoredRecord
       if (isIndexed(index.spec, record)) {
@@ -495,8 +509,12 @@ export class Engine {
         for (const garbage of this.#meta.getKeys({ start: [GARBAGE], end: [GARBAGE, Infinity] })) {
           if (removed >= SWEEP_CHUNK || ++visited > SWEEP_CHUNK / 4) return true
           const id = garbage[1] as number
-          for (const db of [this.#records, this.#entries] as Database<unknown, MetaKey>[]) {
-            for (const key of db.getKeys({ start: [id], end: [id + 1], limit: SWEEP_CHUNK - removed + 1 })) {
+          const ranges: Array<[Database<unknown, Key>, Key, Key]> = [
+            [this.#records, recordPrefix(id), recordPrefix(id + 1)],
+            [this.#entries, [id], [id + 1]],
+          ]
+          for (const [db, start, end] of ranges) {
+            for (const key of db.getKeys({ start, end, limit: SWEEP_CHUNK - removed + 1 })) {
               if (removed === SWEEP_CHUNK) return true
               db.removeSync(key)
               removed++

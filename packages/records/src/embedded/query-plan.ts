@@ -5,7 +5,7 @@ import { sortInMemory, type PageOptions } from '../in-memory-query.js'
 import { compileFilter, type Matcher } from '../match.js'
 import type { Filter } from '../port.js'
 import { getPath, sortKey, type SortField } from '../sort-order.js'
-import type { Engine, LiveIndex } from './engine.js'
+import { idOfKey, recordKey, recordPrefix, type Engine, type LiveIndex } from './engine.js'
 import { KEY_END, keyedByValues, partialMatcher, valuesKey, type IndexKey } from './index-keys.js'
 import { Row } from './row.js'
 
@@ -72,14 +72,15 @@ async function resume<R>(engine: Engine, pacer: Pacer, steps: Steps<R>): Promise
   }
 }
 
-const sameKey = (a: readonly unknown[], b: readonly unknown[]) =>
-  a.length === b.length && a.every((part, i) => part === b[i])
+/** Keys as lmdb compares them: strings (records), or arrays of parts (index entries). */
+const sameKey = (a: Key, b: Key): boolean =>
+  a === b || (Array.isArray(a) && Array.isArray(b) && a.length === b.length && a.every((part, i) => part === b[i]))
 
 /**
  * A key range of `db` in chunks, each entry through `map` (undefined: passed over): at a pause the cursor is
  * closed, and the range resumes at its last key. One generator, so a short page pays for one level of them.
  */
-function* range<K extends Key[], V, T>(
+function* range<K extends Key, V, T>(
   db: { getRange(options: RangeOptions): Iterable<{ key: K; value: V }>; getKeys(options: RangeOptions): Iterable<K> },
   options: RangeOptions,
   pacer: Pacer,
@@ -344,15 +345,14 @@ function scan(
   after: string | undefined,
   pacer: Pacer,
 ): Generator<Row | typeof PAUSE> {
-  const options: RangeOptions =
-    after === undefined
-      ? reverse
-        ? { start: [collectionId + 1], end: [collectionId], reverse }
-        : { start: [collectionId], end: [collectionId + 1] }
-      : { start: [collectionId, after], end: reverse ? [collectionId] : [collectionId + 1], reverse }
+  // No `_id` is empty, so no record's key is a bare prefix: either bound may be one.
+  const low = recordPrefix(collectionId)
+  const high = recordPrefix(collectionId + 1)
+  const from = after === undefined ? (reverse ? high : low) : recordKey(collectionId, after)
+  const options: RangeOptions = { start: from, end: reverse ? low : high, reverse }
   return range(engine.records, options, pacer, false, (key, value) => {
     engine.stats.reads++
-    const id = key[1]
+    const id = idOfKey(key)
     return id === after ? undefined : new Row(id, value as string)
   })
 }
@@ -394,7 +394,7 @@ function* load(
 
 function read(engine: Engine, collectionId: number, id: string): Row | undefined {
   engine.stats.reads++
-  const json = engine.records.get([collectionId, id])
+  const json = engine.records.get(recordKey(collectionId, id))
   return json === undefined ? undefined : new Row(id, json)
 }
 
