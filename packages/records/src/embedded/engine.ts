@@ -26,7 +26,16 @@ const PREFIX_LENGTH = 7
  * A collection's records sort from `recordPrefix(id)` to `recordPrefix(id + 1)`. A string key (not an array)
  * keeps a read by `_id` as cheap as it was with one database per collection.
  */
-export const recordPrefix = (collectionId: number): string => collectionId.toString(36).padStart(PREFIX_LENGTH, '0')
+export function recordPrefix(collectionId: number): string {
+  let prefix = prefixes.get(collectionId)
+  if (prefix === undefined) {
+    if (prefixes.size >= 4096) prefixes.clear()
+    prefix = collectionId.toString(36).padStart(PREFIX_LENGTH, '0')
+    prefixes.set(collectionId, prefix)
+  }
+  return prefix
+}
+const prefixes = new Map<number, string>()
 export const recordKey = (collectionId: number, id: string): string => recordPrefix(collectionId) + id
 export const idOfKey = (key: string): string => key.slice(PREFIX_LENGTH)
 /**
