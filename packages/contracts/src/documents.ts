@@ -217,7 +217,8 @@ export const ListQuerystringSchema = Type.Object({
   options: Type.Optional(Type.String({ maxLength: 16_384 })),
   limit: Type.Optional(Type.Integer({ minimum: LimitSchema.minimum, maximum: LimitSchema.maximum })),
   skip: Type.Optional(Type.Integer({ minimum: 0, maximum: 1_000_000 })),
-  after: Type.Optional(IdSchema),
+  /** An `_id`, or the cursor a `next` carries under another sort than `_id`'s. */
+  after: Type.Optional(Type.String({ minLength: 1, maxLength: 4096 })),
   count: Type.Optional(Type.Boolean()),
 })
 export type ListQuerystring = Static<typeof ListQuerystringSchema>

@@ -7,6 +7,7 @@ import {
   type Filter,
   type Projection,
   type Sort,
+  type StoredRecord,
 } from '@quire/records'
 import { fail } from '@quire/service-kit'
 
@@ -21,7 +22,13 @@ export interface ListQuery {
   projection: Projection
   limit: number
   skip: number
+  /** `after` as given: an `_id`, or a cursor (`next` of a list under another sort than `_id`'s). */
   after?: string
+  /**
+   * Where the page starts, when `after` tells it without reading a document: an `_id` under the `_id` order, or
+   * a cursor's values. Absent with an `_id` under another sort: that document's values are read.
+   */
+  position?: StoredRecord
   count: boolean
 }
 
@@ -120,21 +127,83 @@ export function parseListQuery(querystring: ListQuerystring): ListQuery {
     limit,
     skip,
     after: querystring.after,
+    position: querystring.after === undefined ? undefined : positionOf(querystring.after, sort),
     count: querystring.count === true,
   }
+}
+
+/** Cursors start with `~`, which no `_id` this service makes holds; the rest is base64url JSON. */
+const CURSOR = '~'
+/** A cursor longer than this (a long sort value) gives way to the `_id` in `next`. */
+const MAX_CURSOR_LENGTH = 4096
+
+/** Under the `_id` order (the default) a page's place is its last `_id`, whether or not that document still exists. */
+export const inIdOrder = (sort: Sort): boolean => Object.keys(sort).every((path) => path === '_id')
+
+const valueAt = (record: unknown, path: string): unknown =>
+  path.split('.').reduce<unknown>((value, segment) => {
+    return value !== null && typeof value === 'object' ? (value as Record<string, unknown>)[segment] : undefined
+  }, record)
+
+function setPath(record: Record<string, unknown>, path: string, value: unknown): void {
+  const segments = path.split('.')
+  const leaf = segments.pop() as string
+  let at = record
+  for (const segment of segments) {
+    const inner = at[segment]
+    at = inner !== null && typeof inner === 'object' ? (inner as Record<string, unknown>) : (at[segment] = {})
+  }
+  at[leaf] = value
+}
+
+/** Operator names cannot hide in a cursor's values: they become comparison operands of the next page's filter. */
+function plainValue(value: unknown): boolean {
+  if (value === null || typeof value !== 'object') return true
+  return Object.entries(value).every(([key, inner]) => !key.startsWith('$') && plainValue(inner))
+}
+
+/**
+ * `after` of the page following `last` (a record holding at least the sort's fields): its `_id` under the `_id`
+ * order; otherwise a cursor of its sort values and `_id`, so the list continues even once `last` is deleted.
+ */
+export function afterOf(sort: Sort, last: StoredRecord): string {
+  if (inIdOrder(sort)) return last._id
+  const values = Object.keys(sort).map((path) => valueAt(last, path) ?? null)
+  const cursor = CURSOR + Buffer.from(JSON.stringify([...values, last._id])).toString('base64url')
+  return cursor.length <= MAX_CURSOR_LENGTH ? cursor : last._id
+}
+
+/** The start of a page from `after`, when it needs no stored document (see `ListQuery.position`). */
+function positionOf(after: string, sort: Sort): StoredRecord | undefined {
+  if (!after.startsWith(CURSOR)) return inIdOrder(sort) ? { _id: after } : undefined
+  const paths = Object.keys(sort)
+  let values: unknown
+  try {
+    values = JSON.parse(Buffer.from(after.slice(CURSOR.length), 'base64url').toString())
+  } catch {
+    values = undefined
+  }
+  const id: unknown = Array.isArray(values) ? values.at(-1) : undefined
+  if (!Array.isArray(values) || values.length !== paths.length + 1 || typeof id !== 'string' || !plainValue(values)) {
+    throw invalid('after', 'is not a cursor of a list under this sort')
+  }
+  const position: Record<string, unknown> = {}
+  paths.forEach((path, index) => setPath(position, path, values[index]))
+  return { ...position, _id: id }
 }
 
 const nonEmpty = (value: object) => Object.keys(value).length > 0
 
 /**
- * The query string of the page after `lastId`: `limit`, `exclude`, `after`, then the query, sort and fields
- * in force, so that fed back verbatim it continues the same list. `options` is spelled out; `skip` is spent.
+ * The query string of the page from `after` (`afterOf` the last item): `limit`, `exclude`, `after`, then the
+ * query, sort and fields in force, so that fed back verbatim it continues the same list. `options` is spelled
+ * out; `skip` is spent.
  */
-export function nextPageQuery(query: ListQuery, lastId: string): string {
+export function nextPageQuery(query: ListQuery, after: string): string {
   const parts: [string, string][] = [
     ['limit', String(query.limit)],
     ['exclude', JSON.stringify(query.exclude)],
-    ['after', lastId],
+    ['after', after],
   ]
   if (nonEmpty(query.filter)) parts.push(['query', JSON.stringify(query.filter)])
   if (nonEmpty(query.sort)) parts.push(['sort', JSON.stringify(query.sort)])

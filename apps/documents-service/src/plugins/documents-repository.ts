@@ -12,6 +12,7 @@ import {
   type IndexInfo,
   type RecordStore,
   type RecordText,
+  type StoredRecord,
 } from '@quire/records'
 import { ApiError, fail } from '@quire/service-kit'
 import {
@@ -25,7 +26,7 @@ import {
 import { userFields, userPart } from '../lib/document-fields.js'
 import { validateFields } from '../lib/field-validators.js'
 import { ifMatchAccepts } from '../lib/if-match.js'
-import { nextPageQuery, type ListQuery } from '../lib/list-query.js'
+import { afterOf, inIdOrder, nextPageQuery, type ListQuery } from '../lib/list-query.js'
 import { keepAttachmentFields } from '../lib/value-path.js'
 import { arrayText, hashed, storedHash, withField } from '../lib/stored-text.js'
 import {
@@ -257,6 +258,18 @@ function documentsRepository(store: RecordStore, idempotencyKeys: IdempotencyKey
     throw changed(id)
   }
 
+  /**
+   * `after` of the page following `last`: under another sort than `_id`'s, a cursor of its sort values, read from
+   * its text or (projected away) from the store; deleted in between, its `_id` (read by the next page).
+   */
+  async function afterLast(definition: DefinitionRecord, query: ListQuery, last: RecordText): Promise<string> {
+    if (inIdOrder(query.sort)) return last._id
+    if (!projects(query)) return afterOf(query.sort, JSON.parse(last.json) as StoredRecord)
+    const sortFields = Object.fromEntries(Object.keys(query.sort).map((path) => [path, 1 as const]))
+    const record = await collectionOf(definition).findOne({ _id: last._id }, { projection: sortFields })
+    return record ? afterOf(query.sort, record) : last._id
+  }
+
   async function dropIndexes(definition: DefinitionRecord, names: readonly string[]): Promise<void> {
     const documents = collectionOf(definition)
     for (const name of names) await documents.dropIndex(name)
@@ -267,15 +280,18 @@ function documentsRepository(store: RecordStore, idempotencyKeys: IdempotencyKey
       const documents = collectionOf(definition)
       const visibility = visibilityFilter(scope)
       const filter = withCondition(query.filter, visibility)
-      // A member may not page from a document hidden from them: its position would leak its values.
+      // An `_id` under another sort than `_id`'s is placed by its document's values: it must exist, and a member
+      // may not page from a document hidden from them (its position would leak its values).
       if (
         query.after !== undefined &&
+        !query.position &&
         visibility &&
         !(await documents.findOne(withCondition({ _id: query.after }, visibility), { projection: { _id: 1 } }))
       ) {
         throw fail('invalid_query', `after: no document ${query.after}`, 'The list parameter "after" is not valid')
       }
-      const options = { sort: query.sort, skip: query.skip, limit: query.limit + 1, after: query.after }
+      const after = query.position ?? query.after
+      const options = { sort: query.sort, skip: query.skip, limit: query.limit + 1, after }
       const withPermissions = keepsPermissions(query)
       let items: RecordText[]
       let total: number | undefined
@@ -307,7 +323,7 @@ function documentsRepository(store: RecordStore, idempotencyKeys: IdempotencyKey
         hasNext,
         type: 'cursor',
       }
-      if (hasNext && last) pagination.next = nextPageQuery(query, last._id)
+      if (hasNext && last) pagination.next = nextPageQuery(query, await afterLast(definition, query, last))
       if (total !== undefined) pagination.total = total
       return { data: arrayText(items), pagination }
     },
