@@ -19,10 +19,14 @@ export interface RecordStoreOptions {
    * lacks. Default 32 MiB. Embedded only: Mongo applies its own limit to sorts (100 MB), refused alike.
    */
   queryMemoryBudget?: number
+  /** MongoDB only: the server stops any one operation after this many ms (`maxTimeMS`). Default 10 s. */
+  mongoMaxTimeMs?: number
 }
 
 export async function openRecordStore(options: RecordStoreOptions): Promise<RecordStore> {
-  if (options.mongoUrl) return openMongoStore(options.mongoUrl, options.mongoDb ?? 'quire')
+  if (options.mongoUrl) {
+    return openMongoStore(options.mongoUrl, options.mongoDb ?? 'quire', options.mongoMaxTimeMs ?? 10_000)
+  }
   return openEmbeddedStore(options.dataDir, {
     compressionDictionary: options.compressionDictionary,
     queryMemoryBudget: options.queryMemoryBudget,

@@ -39,6 +39,14 @@ t.test("the server's refusal of a sort past its memory limit becomes QueryTooLar
   )
 })
 
+t.test("a query stopped by the server's maxTimeMS becomes QueryTooLargeError", async (t) => {
+  const expired = new MongoServerError({ message: 'operation exceeded time limit', code: 50 })
+  await t.rejects(
+    mapQueryErrors(() => Promise.reject(expired)),
+    QueryTooLargeError,
+  )
+})
+
 t.test('ignoreCode swallows only the named server error', async (t) => {
   const missing = new MongoServerError({ message: 'ns not found', code: 26 })
   await t.resolves(ignoreCode(26, () => Promise.reject(missing)))

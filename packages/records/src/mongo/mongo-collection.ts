@@ -35,6 +35,8 @@ const FIRST: DriverSort = { _id: 1 }
 export class MongoCollection<T extends StoredRecord> implements Collection<T> {
   constructor(
     private readonly collection: DriverCollection<Doc>,
+    /** The server stops any one operation after this long (`maxTimeMS`), so no query holds it for long. */
+    private readonly maxTimeMS: number,
     private readonly session?: ClientSession,
   ) {}
 
@@ -45,14 +47,14 @@ export class MongoCollection<T extends StoredRecord> implements Collection<T> {
       const after =
         typeof options.after === 'object'
           ? options.after
-          : await this.collection.findOne({ _id: options.after }, { session: this.session })
+          : await this.collection.findOne({ _id: options.after }, { session: this.session, maxTimeMS: this.maxTimeMS })
       if (!after) throw new InvalidQueryError(`after: no record ${String(options.after)}`)
       query = { $and: [filter, afterFilter(sort, after)] }
     }
     // No spilling to disk (the server's default since 6.0): a sort no index serves stays within Mongo's memory
     // limit, or is refused as the embedded adapter refuses it.
     const cursor = this.collection
-      .find(query as DriverFilter<Doc>, { session: this.session, allowDiskUse: false })
+      .find(query as DriverFilter<Doc>, { session: this.session, allowDiskUse: false, maxTimeMS: this.maxTimeMS })
       .sort(sort.map(({ path, direction }): [string, 1 | -1] => [path, direction]))
     if (options.skip) cursor.skip(options.skip)
     if (options.limit !== undefined) cursor.limit(options.limit)
@@ -69,7 +71,9 @@ export class MongoCollection<T extends StoredRecord> implements Collection<T> {
   }
 
   async count(filter: Filter): Promise<number> {
-    return this.collection.countDocuments(filter as DriverFilter<Doc>, { session: this.session })
+    return mapQueryErrors(() =>
+      this.collection.countDocuments(filter as DriverFilter<Doc>, { session: this.session, maxTimeMS: this.maxTimeMS }),
+    )
   }
 
   async insertOne(record: T): Promise<T> {
@@ -79,7 +83,7 @@ export class MongoCollection<T extends StoredRecord> implements Collection<T> {
 
   async updateOne(filter: Filter, update: Update, options?: UpdateOptions): Promise<T | null> {
     const guarded = this.#guard(filter, options)
-    const common = { sort: FIRST, returnDocument: 'after' as const, session: this.session }
+    const common = { sort: FIRST, returnDocument: 'after' as const, session: this.session, maxTimeMS: this.maxTimeMS }
     const after = await mapDuplicate(() =>
       isModifier(update)
         ? this.collection.findOneAndUpdate(guarded, update, common)
@@ -93,13 +97,17 @@ export class MongoCollection<T extends StoredRecord> implements Collection<T> {
     const before = await this.collection.findOneAndDelete(this.#guard(filter, options), {
       sort: FIRST,
       session: this.session,
+      maxTimeMS: this.maxTimeMS,
     })
     if (!before) await this.#explainMiss(filter, options)
     return before as T | null
   }
 
   async deleteMany(filter: Filter): Promise<number> {
-    const result = await this.collection.deleteMany(filter as DriverFilter<Doc>, { session: this.session })
+    const result = await this.collection.deleteMany(filter as DriverFilter<Doc>, {
+      session: this.session,
+      maxTimeMS: this.maxTimeMS,
+    })
     return result.deletedCount
   }
 

@@ -24,14 +24,23 @@ export async function mapDuplicate<R>(call: () => Promise<R>): Promise<R> {
 
 /** A blocking sort past the server's memory limit (292 since 4.4; 16819 and 16820 before). */
 const SORT_MEMORY = new Set([292, 16819, 16820])
+const MAX_TIME_EXPIRED = 50
 
-/** Runs a driver query, turning the server's refusal of a sort past its memory limit into `QueryTooLargeError`. */
+/**
+ * Runs a driver query, turning the server's refusal of a sort past its memory limit, or of a query past its
+ * `maxTimeMS`, into `QueryTooLargeError`.
+ */
 export async function mapQueryErrors<R>(call: () => Promise<R>): Promise<R> {
   try {
     return await call()
   } catch (error) {
     if (error instanceof MongoServerError && typeof error.code === 'number' && SORT_MEMORY.has(error.code)) {
       throw new QueryTooLargeError('this sort needs more memory than the server allows: add an index on the sort', {
+        cause: error,
+      })
+    }
+    if (error instanceof MongoServerError && error.code === MAX_TIME_EXPIRED) {
+      throw new QueryTooLargeError('this query runs longer than the server allows: add an index on its filter', {
         cause: error,
       })
     }

@@ -7,7 +7,7 @@ import { ignoreCode } from './mongo-errors.js'
 const NAMESPACE_NOT_FOUND = 26
 
 /** The mongo adapter; transactions need a replica set (as Mongo itself requires). */
-export async function openMongoStore(url: string, dbName: string): Promise<RecordStore> {
+export async function openMongoStore(url: string, dbName: string, maxTimeMS: number): Promise<RecordStore> {
   const client = new MongoClient(url)
   try {
     await client.connect()
@@ -17,7 +17,7 @@ export async function openMongoStore(url: string, dbName: string): Promise<Recor
   const db = client.db(dbName)
   return {
     collection<T extends StoredRecord = StoredRecord>(name: string): Collection<T> {
-      return new MongoCollection<T>(db.collection(name))
+      return new MongoCollection<T>(db.collection(name), maxTimeMS)
     },
     async transaction<R>(work: (tx: Transaction) => Promise<R>): Promise<R> {
       const session = client.startSession()
@@ -25,7 +25,7 @@ export async function openMongoStore(url: string, dbName: string): Promise<Recor
         return await session.withTransaction(() =>
           work({
             collection: <T extends StoredRecord = StoredRecord>(name: string): Collection<T> =>
-              new MongoCollection<T>(db.collection(name), session),
+              new MongoCollection<T>(db.collection(name), maxTimeMS, session),
           }),
         )
       } finally {
