@@ -223,5 +223,13 @@ export const ListQuerystringSchema = Type.Object({
 })
 export type ListQuerystring = Static<typeof ListQuerystringSchema>
 
+/** `If-None-Match` on GET of a document or an attachment: the tags the client holds; a current one is 304. */
+export const IfNoneMatchHeadersSchema = Type.Object({
+  'if-none-match': Type.Optional(Type.String({ maxLength: 2048 })),
+})
+
+/** 304: the client's copy (named by `If-None-Match`) is current; no body. */
+export const NotModifiedSchema = Type.Null({ description: 'Not modified: the copy named by If-None-Match is current' })
+
 /** `If-Match` on PUT, PATCH and DELETE: the `ETag` (`_hash`) the client last saw. */
 export const IfMatchHeadersSchema = Type.Object({ 'if-match': Type.Optional(Type.String({ maxLength: 2048 })) })

@@ -1,10 +1,13 @@
 import multipart from '@fastify/multipart'
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
+import { Type } from '@sinclair/typebox'
 import {
   AttachmentBytesSchema,
   AttachmentParamsSchema,
   AttachmentsParamsSchema,
   DownloadHeadersSchema,
+  IfNoneMatchHeadersSchema,
+  NotModifiedSchema,
   RemovedAttachmentSchema,
   SaveAttachmentsQuerystringSchema,
   SavedAttachmentsSchema,
@@ -14,6 +17,7 @@ import type { DocumentsConfig } from '../config.js'
 import { contentRange, requestedRange } from '../lib/byte-range.js'
 import { contentDisposition } from '../lib/content-disposition.js'
 import { drainBody } from '../lib/drain.js'
+import { ifNoneMatchHits } from '../lib/if-match.js'
 
 export interface AttachmentRoutesOptions {
   config: Pick<DocumentsConfig, 'QUIRE_MAX_FILE_SIZE' | 'QUIRE_MAX_FILES'>
@@ -89,16 +93,18 @@ export const attachmentRoutes: FastifyPluginAsyncTypebox<AttachmentRoutesOptions
     url: '/:attachmentId',
     schema: {
       params: AttachmentParamsSchema,
-      headers: DownloadHeadersSchema,
-      response: { 200: AttachmentBytesSchema, 206: AttachmentBytesSchema },
+      headers: Type.Composite([DownloadHeadersSchema, IfNoneMatchHeadersSchema]),
+      response: { 200: AttachmentBytesSchema, 206: AttachmentBytesSchema, 304: NotModifiedSchema },
     },
     handler: async function downloadAttachment(request, reply) {
       const scope = request.scope
       const definition = await app.definitions.resolve(scope, request.params.ddId)
       const found = await app.attachments.find(scope, definition, request.params.id, request.params.attachmentId)
+      reply.header('accept-ranges', 'bytes').header('etag', found.etag)
+      // Conditions before Range (RFC 9110 13.2.2): a current copy is 304 whatever part was asked for.
+      if (ifNoneMatchHits(request.headers['if-none-match'], found.attachment._id)) return reply.code(304).send(null)
       const { size, contentType } = await app.attachments.stat(found)
       const range = requestedRange(request.headers.range, request.headers['if-range'], size, found.etag)
-      reply.header('accept-ranges', 'bytes').header('etag', found.etag)
       if (range === 'unsatisfiable') {
         reply.header('content-range', contentRange(size))
         throw new ApiError(

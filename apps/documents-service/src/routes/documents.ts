@@ -9,11 +9,14 @@ import {
   DocumentSchema,
   IdempotencyHeadersSchema,
   IfMatchHeadersSchema,
+  IfNoneMatchHeadersSchema,
   ListedDocumentSchema,
   ListQuerystringSchema,
+  NotModifiedSchema,
   Ok,
   Page,
 } from '@quire/contracts'
+import { ifNoneMatchHits } from '../lib/if-match.js'
 import { parseListQuery } from '../lib/list-query.js'
 
 /**
@@ -51,14 +54,20 @@ export const documentRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get(
     '/:id',
     {
-      schema: { params: DocumentParamsSchema, response: { 200: SerializedDocument } },
+      schema: {
+        params: DocumentParamsSchema,
+        headers: IfNoneMatchHeadersSchema,
+        response: { 200: SerializedDocument, 304: NotModifiedSchema },
+      },
       serializerCompiler: stringifyWhole,
     },
     async function getDocument(request, reply) {
       const scope = request.scope
       const definition = await app.definitions.resolve(scope, request.params.ddId)
       const { json, hash } = await app.documents.read(scope, definition, request.params.id)
-      return reply.header('etag', `"${hash}"`).type(JSON_TYPE).send(json)
+      reply.header('etag', `"${hash}"`)
+      if (ifNoneMatchHits(request.headers['if-none-match'], hash)) return reply.code(304).send(null)
+      return reply.type(JSON_TYPE).send(json)
     },
   )
 
