@@ -1,5 +1,8 @@
 import t from 'tap'
 import type { FastifySchema } from 'fastify'
+import { DOCUMENTS_COLLECTIONS, documentsCollection } from '@quire/documents-service'
+import { PACKAGES_COLLECTIONS } from '@quire/packages-service'
+import { USERS_COLLECTIONS } from '@quire/users-service'
 import {
   ENV,
   ENVELOPE,
@@ -364,19 +367,17 @@ async function answered<T>(pending: Promise<T>): Promise<T | 'no answer'> {
 
 /** Every collection a hostile request could write to. */
 const collections = (w: World) => [
-  'users',
-  'environments',
-  'long_lived_tokens',
-  'password_resets',
-  'mail_outbox',
-  'audit_log',
-  'document_definitions',
-  `documents.${ENV}.${w.definition._id}`,
-  'idempotency_keys',
-  'attachment_files',
-  'packages',
-  'package_versions',
-  'package_installations',
+  USERS_COLLECTIONS.users,
+  USERS_COLLECTIONS.environments,
+  USERS_COLLECTIONS.longLivedTokens,
+  USERS_COLLECTIONS.passwordResets,
+  USERS_COLLECTIONS.mailOutbox,
+  USERS_COLLECTIONS.auditLog,
+  DOCUMENTS_COLLECTIONS.definitions,
+  documentsCollection({ _id: w.definition._id, _environmentId: ENV }),
+  DOCUMENTS_COLLECTIONS.idempotencyKeys,
+  DOCUMENTS_COLLECTIONS.attachmentFiles,
+  ...Object.values(PACKAGES_COLLECTIONS),
 ]
 
 t.test('hostile input on every route: a 4xx with the envelope, never a 5xx, nothing stored', async (t) => {

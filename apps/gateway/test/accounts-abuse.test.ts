@@ -1,6 +1,7 @@
 import t from 'tap'
 import { randomBytes } from 'node:crypto'
 import { accessToken, createUser } from '@quire/testing'
+import { USERS_COLLECTIONS } from '@quire/users-service'
 import { ADMIN, build } from './helper.js'
 
 /** Issue 19 through the gateway, all services local: what an attacker tries against accounts and credentials. */
@@ -83,7 +84,7 @@ t.test('reset-password: {} is 200; throttled with Retry-After; no token in the o
   const limited = await reset({ username: 'someone-else' })
   t.equal(limited.statusCode, 429, 'no mail bombing from one address')
   t.ok(Number(limited.headers['retry-after']) > 0)
-  const mails = await resources.store.collection('mail_outbox').find({})
+  const mails = await USERS_COLLECTIONS.mailOutbox.in(resources.store).find({})
   t.equal(mails.length, 3)
   t.ok(
     mails.every((mail) => mail.status === 'discarded' && mail.text === ''),

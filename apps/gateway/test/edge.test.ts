@@ -48,14 +48,25 @@ t.test('CORS is off unless origins are configured, then only for them', async (t
   t.not(other.headers['access-control-allow-origin'], 'https://evil.example')
 })
 
-t.test('rate limit per token: 429 rate_limited with Retry-After, other callers unaffected', async (t) => {
-  const { server } = await build(t, { QUIRE_RATE_LIMIT_PER_MINUTE: '3' })
-  const call = (authorization: string) =>
-    server.inject({ method: 'GET', url: URL, headers: { authorization, 'environment-id': 'default' } })
-  for (let i = 0; i < 3; i++) t.equal((await call('Bearer token-one-aaaaaaaaaaaaaaaa')).statusCode, 401)
-  const limited = await call('Bearer token-one-aaaaaaaaaaaaaaaa')
-  t.equal(limited.statusCode, 429)
-  t.equal(limited.json().error, 'rate_limited')
-  t.ok(Number(limited.headers['retry-after']) > 0)
-  t.equal((await call('Bearer token-two-bbbbbbbbbbbbbbbb')).statusCode, 401, 'another token has its own budget')
-})
+t.test(
+  'rate limit at the edge: requests without credentials, by address (429 rate_limited with Retry-After)',
+  async (t) => {
+    const { server } = await build(t, { QUIRE_RATE_LIMIT_PER_MINUTE: '3' })
+    const call = (remoteAddress: string, authorization?: string) =>
+      server.inject({
+        method: 'GET',
+        url: URL,
+        remoteAddress,
+        headers: { 'environment-id': 'default', ...(authorization ? { authorization } : {}) },
+      })
+    for (let i = 0; i < 3; i++) t.equal((await call('10.0.0.1')).statusCode, 401)
+    const limited = await call('10.0.0.1')
+    t.equal(limited.statusCode, 429)
+    t.equal(limited.json().error, 'rate_limited')
+    t.ok(Number(limited.headers['retry-after']) > 0)
+    t.equal((await call('10.0.0.2')).statusCode, 401, 'another address has its own budget')
+    // Signed-in callers are limited by the services once their token is verified (accounts-abuse.test.ts).
+    const withCredentials = await call('10.0.0.1', 'Bearer token-one-aaaaaaaaaaaaaaaa')
+    t.equal(withCredentials.statusCode, 401, 'a request with credentials is left to the services')
+  },
+)

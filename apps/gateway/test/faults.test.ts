@@ -11,6 +11,9 @@ import {
   type StoredRecord,
   type Transaction,
 } from '@quire/records'
+import { DOCUMENTS_COLLECTIONS, documentsCollection } from '@quire/documents-service'
+import { PACKAGES_COLLECTIONS } from '@quire/packages-service'
+import { USERS_COLLECTIONS } from '@quire/users-service'
 import { startApp } from './e2e/processes.js'
 import { build } from './helper.js'
 import { ENV, ENVELOPE, multipart, snapshot, type Caller, type Request, type World, world } from './hardening/world.js'
@@ -33,6 +36,7 @@ function faultyStore(real: RecordStore) {
     deleteMany: (...args) => gate().then(() => collection.deleteMany(...args)),
     ensureIndex: (...args) => gate().then(() => collection.ensureIndex(...args)),
     dropIndex: (...args) => gate().then(() => collection.dropIndex(...args)),
+    indexes: () => gate().then(() => collection.indexes()),
   })
   const store: RecordStore = {
     collection: (name) => guard(real.collection(name)),
@@ -128,14 +132,14 @@ const WRITES: Record<string, WriteRow> = {
 }
 
 const collections = (w: World) => [
-  'users',
-  'long_lived_tokens',
-  'audit_log',
-  'document_definitions',
-  `documents.${ENV}.${w.definition._id}`,
-  'idempotency_keys',
-  'attachment_files',
-  'package_installations',
+  USERS_COLLECTIONS.users,
+  USERS_COLLECTIONS.longLivedTokens,
+  USERS_COLLECTIONS.auditLog,
+  DOCUMENTS_COLLECTIONS.definitions,
+  documentsCollection({ _id: w.definition._id, _environmentId: ENV }),
+  DOCUMENTS_COLLECTIONS.idempotencyKeys,
+  DOCUMENTS_COLLECTIONS.attachmentFiles,
+  PACKAGES_COLLECTIONS.packageInstallations,
 ]
 
 t.test('the store failing at any point of a write: 503 service_unavailable, and nothing half-written', async (t) => {
@@ -221,7 +225,7 @@ t.test('the file store failing during an upload: 503, and no metadata points at 
   t.equal(res.statusCode, 503, 'service_unavailable', { body: res.body })
   t.match(res.json(), { ...ENVELOPE, error: 'service_unavailable' })
   t.same(await snapshot(w.resources, collections(w)), before, 'neither the document nor the file records changed')
-  const records = await w.resources.store.collection('attachment_files').find({})
+  const records = await DOCUMENTS_COLLECTIONS.attachmentFiles.in(w.resources.store).find({})
   for (const record of records) t.ok(await w.resources.files.exists(record._id), `${record._id}: its file exists`)
 })
 

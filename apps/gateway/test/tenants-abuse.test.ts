@@ -2,12 +2,17 @@ import type { LightMyRequestResponse } from 'fastify'
 import t from 'tap'
 import type { Collection, RecordStore, StoredRecord } from '@quire/records'
 import { createUser, type Teardown } from '@quire/testing'
+import { documentsCollection } from '@quire/documents-service'
+import { USERS_COLLECTIONS } from '@quire/users-service'
 import { ENV, ENVELOPE, multipart, type World, world } from './hardening/world.js'
 
 /**
  * Noisy neighbours (issue 25), through the gateway: what one tenant can send must neither stall the others nor
  * break a guarantee. Each case asserts the status, the envelope and what is stored.
  */
+
+/** Whether a collection holds documents of `ENV`: the owner's name for them, without a definition id, is its prefix. */
+const isDocuments = (name: string) => name.startsWith(documentsCollection({ _id: '', _environmentId: ENV }).name)
 
 const LONG = 'a'.repeat(20_000)
 /** Nested quantifiers: exponential for a backtracking engine on `LONG + '!'`, linear for RE2. */
@@ -35,7 +40,7 @@ function watched(store: RecordStore, watch: Watch, waiting: Waiter[]): RecordSto
         const value: unknown = Reflect.get(target, property, target)
         if (typeof value !== 'function') return value
         return (...args: unknown[]) => {
-          if (property === 'ensureIndex' && name.startsWith('documents.')) {
+          if (property === 'ensureIndex' && isDocuments(name)) {
             watch.ensured.push((args[0] as { name: string }).name)
           }
           for (const waiter of waiting.filter((w) => w.method === property && w.test(name))) {
@@ -65,7 +70,6 @@ async function tenantWorld(t: Teardown): Promise<World & { watch: Watch }> {
 
 const DEFINITIONS = '/api/v2/document-definitions'
 const documentsOf = (ddId: string) => `${DEFINITIONS}/${ddId}/documents`
-const isDocuments = (name: string) => name.startsWith('documents.')
 
 /**
  * `/health` while `hostile` is in the store: it is sent once the hostile request's read has begun, and must
@@ -104,12 +108,12 @@ t.test('catastrophic $regex: linear on the documents list and the users list, /h
   // Members with a long field, written directly (the API bounds what a user record holds).
   for (let i = 0; i < 200; i++) {
     const { _id } = await createUser(w.resources.store, { environments: { [ENV]: {} } })
-    await w.resources.store.collection('users').updateOne({ _id }, { $set: { about: `${LONG}${i}!` } })
+    await USERS_COLLECTIONS.users.in(w.resources.store).updateOne({ _id }, { $set: { about: `${LONG}${i}!` } })
   }
   const users = encodeURIComponent(JSON.stringify({ about: { $regex: CATASTROPHIC } }))
   const listed = await healthWhile(
     w,
-    (name) => name === 'users',
+    (name) => name === USERS_COLLECTIONS.users.name,
     'find',
     () => w.call('administrator', { method: 'GET', url: `/api/v2/users?query=${users}` }),
   )
@@ -118,11 +122,10 @@ t.test('catastrophic $regex: linear on the documents list and the users list, /h
   t.equal(listed.response.statusCode, 200)
   t.same(listed.response.json().data, [])
 
-  for (const [url, name] of [
-    [`${documentsOf(w.definition._id)}?query=`, 'documents'],
-    ['/api/v2/users?query=', 'users'],
+  for (const [url, name, field] of [
+    [`${documentsOf(w.definition._id)}?query=`, 'documents list', 'title'],
+    ['/api/v2/users?query=', 'users list', 'username'],
   ] as const) {
-    const field = name === 'users' ? 'username' : 'title'
     for (const [label, condition] of [
       ['a backreference RE2 cannot run', { $regex: '(a)\\1' }],
       ['a lookahead RE2 cannot run', { $regex: 'a(?=b)' }],
@@ -149,7 +152,11 @@ t.test('parallel arrays: 400 parallel_arrays on write and on an index declared o
   const refused = await w.call('member', { method: 'POST', url: `${documentsOf(ddId)}/new`, payload: grid })
   t.equal(refused.statusCode, 400)
   t.match(refused.json(), { ...ENVELOPE, error: 'parallel_arrays' })
-  t.equal(await w.resources.store.collection(`documents.${ENV}.${ddId}`).count({}), 0, 'nothing stored')
+  t.equal(
+    await documentsCollection({ _id: ddId, _environmentId: ENV }).in(w.resources.store).count({}),
+    0,
+    'nothing stored',
+  )
 
   // Such a document already in another definition: declaring the index is refused, the definition unchanged.
   const documentId = await w.newDocument({ title: 'x', ...grid })
@@ -192,7 +199,7 @@ t.test('a refused definition creation builds nothing; a failed update keeps a un
   const twice = await w.call('member', { method: 'POST', url: `${documentsOf(ordersId)}/new`, payload: { code: 'A' } })
   t.equal(twice.statusCode, 400, 'the unique index is still enforced')
   t.match(twice.json(), { ...ENVELOPE, error: 'validation_error' })
-  t.equal(await w.resources.store.collection(`documents.${ENV}.${ordersId}`).count({}), 1)
+  t.equal(await documentsCollection({ _id: ordersId, _environmentId: ENV }).in(w.resources.store).count({}), 1)
 })
 
 t.test('list parameters that name nothing are 400, never 500', async (t) => {
@@ -200,7 +207,8 @@ t.test('list parameters that name nothing are 400, never 500', async (t) => {
   for (const url of [
     `${DEFINITIONS}?after=not-an-id`,
     `${DEFINITIONS}?after=${'0'.repeat(24)}`,
-    `${documentsOf(w.definition._id)}?after=not-an-id`,
+    // Under the `_id` order any `after` is a place to start from (200); a cursor that is not one names nothing.
+    `${documentsOf(w.definition._id)}?after=~not-a-cursor`,
     `${documentsOf(w.definition._id)}?skip=-1`,
     `${documentsOf(w.definition._id)}?sort=nope`,
   ]) {
@@ -284,7 +292,7 @@ t.test('over a real socket, an upload refused before its body is read answers a 
 
 t.test('a list past the store’s memory budget is 400 invalid_query naming the index it lacks', async (t) => {
   const w = await tenantWorld(t)
-  const documents = w.resources.store.collection(`documents.${ENV}.${w.definition._id}`)
+  const documents = documentsCollection({ _id: w.definition._id, _environmentId: ENV }).in(w.resources.store)
   const big = 'x'.repeat(1024 * 1024)
   const now = new Date().toISOString()
   // 40 MiB of documents, written directly (past the default 32 MiB budget of the embedded store).

@@ -13,10 +13,11 @@ export interface Step {
 
 const OBJECT_ID = /^[0-9a-f]{24}$/
 const TIMESTAMP = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z$/
+const CURSOR = /~([\w-]+)/g
 const VOLATILE_KEYS = new Set(['accessToken', 'token', '_hash', 'etag', 'uptime', 'lastLogin'])
 
 /** Replaces what differs between runs by placeholders; the same id maps to the same placeholder. */
-export function normalize(value: unknown, ids = new Map<string, string>()): unknown {
+function normalize(value: unknown, ids = new Map<string, string>()): unknown {
   if (Array.isArray(value)) return value.map((item) => normalize(item, ids))
   if (value && typeof value === 'object') {
     return Object.fromEntries(
@@ -28,7 +29,10 @@ export function normalize(value: unknown, ids = new Map<string, string>()): unkn
   }
   if (typeof value === 'string') {
     if (TIMESTAMP.test(value)) return '<time>'
-    let out = value
+    // A list cursor (`after=~...` in `next`): base64url of the last item's sort values and `_id`, an id inside.
+    let out = value.replace(CURSOR, (_cursor, encoded: string) => {
+      return `~<cursor ${String(normalize(Buffer.from(encoded, 'base64url').toString(), ids))}>`
+    })
     for (const id of value.match(/[0-9a-f]{24}/g) ?? []) {
       if (!ids.has(id)) ids.set(id, `<id${ids.size}>`)
       out = out.replaceAll(id, ids.get(id)!)

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto'
 import type { InjectOptions, LightMyRequestResponse } from 'fastify'
 import { accessToken, createEnvironment, createUser, type Teardown } from '@quire/testing'
+import type { CollectionSpec, StoredRecord } from '@quire/records'
 import type { LocalResources } from '../../src/app.js'
 import { build, type Built } from '../helper.js'
 
@@ -22,9 +23,14 @@ export const ENV = 'acme'
 export const OTHER_ENV = 'globex'
 export const PASSWORD = 'a long enough password'
 
-/** Routes the hardening suites leave alone: served by plugins, not by our services. */
+/** Routes the hardening suites leave alone: served by plugins (API docs, the console's files), not by services. */
 export const isInfrastructure = (url: string): boolean =>
-  url === '/docs' || url.startsWith('/docs/') || url === '/health' || url === '/ready'
+  url === '/docs' ||
+  url.startsWith('/docs/') ||
+  url === '/console' ||
+  url.startsWith('/console/') ||
+  url === '/health' ||
+  url === '/ready'
 
 /** `GET /a/` and `HEAD /a` are Fastify's companions of `GET /a`: one row covers them. */
 export const routeKey = ({ method, url }: { method: string; url: string }): string =>
@@ -234,10 +240,13 @@ export async function world(
   }
 }
 
-/** Every record of the named collections, for before/after comparisons. */
-export async function snapshot(resources: LocalResources, names: string[]): Promise<Record<string, unknown[]>> {
+/** Every record of the given collections (as their owners declare them), for before/after comparisons. */
+export async function snapshot(
+  resources: LocalResources,
+  specs: readonly CollectionSpec<StoredRecord>[],
+): Promise<Record<string, unknown[]>> {
   const entries = await Promise.all(
-    names.map(async (name) => [name, await resources.store.collection(name).find({}, { sort: { _id: 1 } })] as const),
+    specs.map(async (spec) => [spec.name, await spec.in(resources.store).find({}, { sort: { _id: 1 } })] as const),
   )
   return Object.fromEntries(entries)
 }
