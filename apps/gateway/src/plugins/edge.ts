@@ -78,11 +78,7 @@ async function edge(app: FastifyInstance, options: EdgeOptions) {
         keyGenerator: (request) => request.ip,
         allowList: bringsCredentials,
         errorResponseBuilder: (_request, context) =>
-          fail(
-            'rate_limited',
-            `Too many requests: at most ${context.max} per minute`,
-            'Too many requests, please retry later',
-          ),
+          fail('rate_limited', `Too many requests: at most ${context.max} per minute`),
       }),
     )
   }

@@ -35,6 +35,8 @@ function forwardHeaders(request: Client, headers: IncomingHttpHeaders): Incoming
  * through). An unreachable service answers 502 `service_unavailable` in the envelope.
  */
 export const proxyPlugin: FastifyPluginAsync<ProxyOptions> = async (app, { upstream, prefixes }) => {
+  // The proxy adds its own pass-through parsers; the kit's JSON one (createServer) would clash with them.
+  app.removeContentTypeParser('application/json')
   for (const prefix of prefixes) {
     await app.register(proxy, {
       upstream,
