@@ -41,7 +41,6 @@ export const app: FastifyPluginAsync<GatewayOptions> = async (fastify, { config,
   }
 }
 
-export default app
 export { ROUTE_TABLE, type LocalResources } from './route-table.js'
 export { ConfigSchema, type Config } from './config.js'
 
