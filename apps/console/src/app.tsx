@@ -99,6 +99,7 @@ export function App() {
         onSignedIn={(value) => {
           session.set(value)
           setCurrent(value)
+          setEnv(environment.get())
         }}
       />
     )

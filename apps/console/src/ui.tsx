@@ -26,16 +26,17 @@ export function useLoad<T>(load: () => Promise<T>, deps: unknown[]) {
 export function useAction() {
   const [error, setError] = useState<unknown>(null)
   const [busy, setBusy] = useState(false)
-  const run = async (fn: () => Promise<unknown>) => {
+  // Fire and forget: the outcome is in `busy` and `error`, so handlers need not handle a promise.
+  const run = (fn: () => Promise<unknown>) => {
     setBusy(true)
     setError(null)
-    try {
-      await fn()
-    } catch (err) {
-      setError(err)
-    } finally {
-      setBusy(false)
-    }
+    fn().then(
+      () => setBusy(false),
+      (err: unknown) => {
+        setError(err)
+        setBusy(false)
+      },
+    )
   }
   return { error, busy, run, setError }
 }
@@ -102,4 +103,8 @@ export function parseJson(label: string, text: string): unknown {
 }
 
 export const formatBytes = (size: number): string =>
-  size < 1024 ? `${size} B` : size < 1024 ** 2 ? `${(size / 1024).toFixed(1)} kB` : `${(size / 1024 ** 2).toFixed(1)} MB`
+  size < 1024
+    ? `${size} B`
+    : size < 1024 ** 2
+      ? `${(size / 1024).toFixed(1)} kB`
+      : `${(size / 1024 ** 2).toFixed(1)} MB`

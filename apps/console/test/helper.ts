@@ -9,7 +9,7 @@ import { chromium, type Browser, type Page } from 'playwright-core'
 
 const SERVER = fileURLToPath(new URL('../../gateway/dist/server.js', import.meta.url))
 const RESULTS = fileURLToPath(new URL('../test-results/', import.meta.url))
-export const ADMIN = { username: 'admin', password: 'console-test-password-1' }
+const ADMIN = { username: 'admin', password: 'console-test-password-1' }
 
 /** The tap test object, as far as these helpers use it. */
 interface Tap {
@@ -30,6 +30,8 @@ async function startGateway(t: Tap): Promise<string> {
       QUIRE_LOG_LEVEL: 'info',
       QUIRE_ADMIN_USERNAME: ADMIN.username,
       QUIRE_ADMIN_PASSWORD: ADMIN.password,
+      // Two cores run the gateways and browsers of parallel test files: no 503 for a slow event loop here.
+      QUIRE_MAX_EVENT_LOOP_DELAY_MS: '60000',
     },
     stdio: ['ignore', 'pipe', 'pipe'],
   })
@@ -107,16 +109,18 @@ export async function start(t: Tap, viewport = { width: 1280, height: 800 }): Pr
       },
       body: body === undefined ? null : JSON.stringify(body),
     })
-    const answer = (await res.json()) as { data: T }
+    const answer = (await res.json()) as { status?: string; data?: T }
     if (!res.ok) throw new Error(`${method} ${path}: ${res.status} ${JSON.stringify(answer)}`)
-    return answer.data
+    // GET of one document is the bare document; everything else is enveloped.
+    return (answer.status === 'ok' ? answer.data : answer) as T
   }
   const signIn = async (on = page, username = ADMIN.username, password = ADMIN.password) => {
     await on.goto('/console/')
     await on.getByLabel('Username').fill(username)
     await on.getByLabel('Password').fill(password)
     await on.getByRole('button', { name: 'Sign in' }).click()
-    await on.getByRole('button', { name: 'Sign out' }).waitFor()
+    // The super-administrator's first visit lands in the first environment listed.
+    await on.getByRole('heading', { name: /^Environment / }).waitFor()
   }
   return { url, page, browser, cspViolations, api, signIn }
 }
@@ -125,7 +129,9 @@ export async function start(t: Tap, viewport = { width: 1280, height: 800 }): Pr
 export function totp(secret: string, now = Date.now()): string {
   const alphabet = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ234567'
   let bits = ''
-  for (const char of secret.replace(/=+$/, '').toUpperCase()) bits += alphabet.indexOf(char).toString(2).padStart(5, '0')
+  for (const char of secret.replace(/=+$/, '').toUpperCase()) {
+    bits += alphabet.indexOf(char).toString(2).padStart(5, '0')
+  }
   const key = Buffer.from((bits.match(/.{8}/g) ?? []).map((byte) => parseInt(byte, 2)))
   const counter = Buffer.alloc(8)
   counter.writeBigUInt64BE(BigInt(Math.floor(now / 30_000)))

@@ -64,7 +64,7 @@ t.test('the environment switcher lists environments for a super-administrator an
   await page.getByRole('button', { name: 'Sign out' }).click()
 })
 
-t.test('a user with 2FA signs in with a code; others type their environment', async (t) => {
+t.test('a user with 2FA signs in with a code; the environment list is theirs, or typed', async (t) => {
   await c.api('POST', '/api/v2/users', { username: 'tess', password: 'tess-password-123', administrator: true })
   const login = await fetch(`${c.url}/auth/login`, {
     method: 'POST',
@@ -87,6 +87,9 @@ t.test('a user with 2FA signs in with a code; others type their environment', as
   const context = await c.browser.newContext({ baseURL: c.url })
   t.teardown(() => context.close())
   const other = await context.newPage()
+  t.teardown(async () => {
+    if (!t.passing()) await other.screenshot({ path: 'test-results/session--two-factor-user.png' })
+  })
   await other.goto('/console/')
   await other.getByLabel('Username').fill('tess')
   await other.getByLabel('Password').fill('tess-password-123')
@@ -97,7 +100,22 @@ t.test('a user with 2FA signs in with a code; others type their environment', as
   await code.fill(recoveryCodes[0]!)
   await other.getByRole('button', { name: 'Sign in' }).click()
   await other.getByRole('button', { name: 'Sign out' }).waitFor()
-  // Not a super-administrator: no list from the API, a text field instead.
+  // Not a super-administrator: the API lists only the environments this user belongs to.
+  const select = other.getByLabel('Environment')
+  await other.getByRole('heading', { name: 'Environment default' }).waitFor()
+  t.same(await select.locator('option').allTextContents(), ['default'])
+  await other.getByRole('button', { name: 'Sign out' }).click()
+
+  // Where the API gives no list, the environment is typed (and remembered).
+  await other.route('**/api/v2/environments', (route) =>
+    route.fulfill({ status: 403, json: { status: 'error', error: 'forbidden', userDescription: 'No access' } }),
+  )
+  await other.evaluate(() => localStorage.clear())
+  await other.getByLabel('Username').fill('tess')
+  await other.getByLabel('Password').fill('tess-password-123')
+  await other.getByRole('button', { name: 'Sign in' }).click()
+  await other.getByLabel('Two-factor code').fill(recoveryCodes[1]!)
+  await other.getByRole('button', { name: 'Sign in' }).click()
   const field = other.getByRole('textbox', { name: 'Environment' })
   await field.fill('default')
   await other.getByRole('button', { name: 'Switch' }).click()

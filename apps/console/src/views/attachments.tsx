@@ -14,7 +14,7 @@ const isAttachment = (value: unknown): value is Attachment =>
   typeof value === 'object' && value !== null && '_id' in value && '_fileName' in value
 
 /** Top-level fields holding a list of attachments (and declared attachment fields, even while empty). */
-export function attachmentFields(document: Doc, declared: string[]): [string, Attachment[]][] {
+function attachmentFields(document: Doc, declared: string[]): [string, Attachment[]][] {
   const found = new Map<string, Attachment[]>(declared.map((name) => [name, []]))
   for (const [name, value] of Object.entries(document)) {
     if (Array.isArray(value) && value.length > 0 && value.every(isAttachment)) found.set(name, value)
@@ -74,7 +74,7 @@ export function Attachments({ dd, document: doc, declared, onChange }: Props) {
   const send = (event: Event) => {
     event.preventDefault()
     const form = event.currentTarget as HTMLFormElement
-    void action.run(async () => {
+    action.run(async () => {
       setProgress(0)
       try {
         const updated = await upload(`${base}?valuePath=${q(valuePath)}`, files, setProgress)
@@ -95,7 +95,7 @@ export function Attachments({ dd, document: doc, declared, onChange }: Props) {
     })
   const copy = (event: Event, field: string, attachment: Attachment) => {
     event.preventDefault()
-    void action.run(async () => {
+    action.run(async () => {
       await call('POST', '/api/v2/documents/copyAttachments', [
         {
           source: { ddName: dd, _id: doc._id, valuePath: field, fileIds: [attachment._id] },
@@ -124,7 +124,7 @@ export function Attachments({ dd, document: doc, declared, onChange }: Props) {
                 </span>
                 <button
                   type="button"
-                  onClick={() => void action.run(() => download(`${base}/${q(attachment._id)}`, attachment._fileName))}
+                  onClick={() => action.run(() => download(`${base}/${q(attachment._id)}`, attachment._fileName))}
                 >
                   Download
                 </button>
@@ -135,7 +135,7 @@ export function Attachments({ dd, document: doc, declared, onChange }: Props) {
                   label="Delete"
                   danger
                   question={`Delete ${attachment._fileName}?`}
-                  onConfirm={() => void remove(attachment)}
+                  onConfirm={() => remove(attachment)}
                 />
                 {copying === attachment && (
                   <form class="panel copy" onSubmit={(e) => copy(e, field, attachment)}>

@@ -27,7 +27,7 @@ export function Definitions() {
 
   const create = (event: Event) => {
     event.preventDefault()
-    void action.run(async () => {
+    action.run(async () => {
       const parsed = parseJson('Fields', fields)
       const created = await call<Definition>('POST', '/api/v2/document-definitions', {
         name,
@@ -74,7 +74,7 @@ export function Definitions() {
           <p id="force-title">
             <strong>{force.name}</strong> still holds documents. Delete it with all its documents and their files?
           </p>
-          <button type="button" class="danger" ref={(el) => el?.focus()} onClick={() => void remove(force, true)}>
+          <button type="button" class="danger" ref={(el) => el?.focus()} onClick={() => remove(force, true)}>
             Delete with its documents
           </button>
           <button type="button" onClick={() => setForce(null)}>
@@ -104,14 +104,14 @@ export function Definitions() {
                   <Link href={`/definitions/${q(definition._id)}`} class="button">
                     Edit
                   </Link>
-                  <button type="button" onClick={() => void copy(definition)}>
+                  <button type="button" onClick={() => copy(definition)}>
                     Copy
                   </button>
                   <ConfirmButton
                     label="Delete"
                     danger
                     question={`Delete ${definition.name}?`}
-                    onConfirm={() => void remove(definition, false)}
+                    onConfirm={() => remove(definition, false)}
                   />
                 </td>
               </tr>
@@ -166,7 +166,7 @@ export function DefinitionEdit({ dd }: { dd: string }) {
 
   const save = (event: Event) => {
     event.preventDefault()
-    void action.run(async () => {
+    action.run(async () => {
       const body: Record<string, unknown> = { label }
       const parsedFields = parseJson('Fields', fields)
       const parsedIndexes = parseJson('Indexes', indexes)

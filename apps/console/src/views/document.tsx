@@ -27,10 +27,7 @@ export function DocumentEditor({ dd, id }: { dd: string; id: string }) {
   const core = `/api/v2/document-definitions/${q(dd)}/documents`
   const isNew = id === 'new'
   const definition = useLoad(() => call<Definition>('GET', `/api/v2/document-definitions/${q(dd)}`), [dd])
-  const loaded = useLoad(
-    () => (isNew ? Promise.resolve(null) : raw<Doc>('GET', `${core}/${q(id)}`)),
-    [dd, id],
-  )
+  const loaded = useLoad(() => (isNew ? Promise.resolve(null) : raw<Doc>('GET', `${core}/${q(id)}`)), [dd, id])
   const [doc, setDoc] = useState<Doc | null>(null)
   const [text, setText] = useState('{\n}')
   const [externalId, setExternalId] = useState('')
@@ -49,7 +46,7 @@ export function DocumentEditor({ dd, id }: { dd: string; id: string }) {
   const save = (event: Event) => {
     event.preventDefault()
     setSaved(false)
-    void action.run(async () => {
+    action.run(async () => {
       let body: Record<string, unknown>
       try {
         body = JSON.parse(text) as Record<string, unknown>
@@ -130,7 +127,12 @@ export function DocumentEditor({ dd, id }: { dd: string; id: string }) {
               {isNew ? 'Create document' : 'Save document'}
             </button>
             {!isNew && (
-              <ConfirmButton label="Delete document" danger question="Delete this document?" onConfirm={() => void remove()} />
+              <ConfirmButton
+                label="Delete document"
+                danger
+                question="Delete this document?"
+                onConfirm={() => remove()}
+              />
             )}
           </div>
         </form>

@@ -9,7 +9,9 @@ const SHOWN_SYSTEM = ['_id', 'externalId']
 /** The columns: `_id`, `externalId`, then every other top-level field the page holds (system fields left out). */
 function columnsOf(rows: Doc[]): string[] {
   const names = new Set<string>()
-  for (const row of rows) for (const key of Object.keys(row)) if (!key.startsWith('_') && key !== 'externalId') names.add(key)
+  for (const row of rows) {
+    for (const key of Object.keys(row)) if (!key.startsWith('_') && key !== 'externalId') names.add(key)
+  }
   return [...SHOWN_SYSTEM, ...names]
 }
 
@@ -54,7 +56,7 @@ export function Documents({ dd }: { dd: string }) {
   const apply = (event?: Event) => {
     event?.preventDefault()
     try {
-      void load(firstPage(), [])
+      load(firstPage(), [])
     } catch (err) {
       action.setError(err)
     }
@@ -142,7 +144,7 @@ export function Documents({ dd }: { dd: string }) {
         <button
           type="button"
           disabled={trail.length === 0}
-          onClick={() => void load(trail[trail.length - 1] ?? '', trail.slice(0, -1))}
+          onClick={() => load(trail[trail.length - 1] ?? '', trail.slice(0, -1))}
         >
           Previous page
         </button>
@@ -153,7 +155,7 @@ export function Documents({ dd }: { dd: string }) {
         <button
           type="button"
           disabled={!page?.pagination?.next}
-          onClick={() => void load(page?.pagination?.next ?? '', [...trail, shown])}
+          onClick={() => load(page?.pagination?.next ?? '', [...trail, shown])}
         >
           Next page
         </button>

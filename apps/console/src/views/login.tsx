@@ -17,7 +17,7 @@ export function Login({ onSignedIn }: { onSignedIn: (session: Session) => void }
 
   const submit = (event: Event) => {
     event.preventDefault()
-    void action.run(async () => {
+    action.run(async () => {
       try {
         const answer = await call<LoginAnswer>('POST', '/auth/login', {
           username,

@@ -38,7 +38,7 @@ export function Packages() {
   }
   const createPackage = (event: Event) => {
     event.preventDefault()
-    void action.run(async () => {
+    action.run(async () => {
       await call('POST', '/api/v2/packages', form)
       setForm({ name: '', label: '', shortDescription: '' })
       done(`Created ${form.label}`)
@@ -46,7 +46,7 @@ export function Packages() {
   }
   const addVersion = (event: Event, pkg: MarketplacePackage) => {
     event.preventDefault()
-    void action.run(async () => {
+    action.run(async () => {
       const versionNumber = versionOf[pkg._id] ?? ''
       await call('POST', `/api/v2/packages/${q(pkg._id)}/versions`, { versionNumber, availableOnMarketplace: true })
       setVersionOf({ ...versionOf, [pkg._id]: '' })
@@ -85,7 +85,7 @@ export function Packages() {
                     danger
                     question={`Uninstall ${installation.packageLabel}?`}
                     onConfirm={() =>
-                      void action.run(async () => {
+                      action.run(async () => {
                         await call('DELETE', `/api/v2/packages/installations/${q(installation.packageId)}`)
                         done(`Uninstalled ${installation.packageLabel}`)
                       })
@@ -117,7 +117,7 @@ export function Packages() {
                       type="button"
                       disabled={!version.availableOnMarketplace}
                       onClick={() =>
-                        void action.run(async () => {
+                        action.run(async () => {
                           await call('POST', '/api/v2/packages/installations', { packageVersionId: version._id })
                           done(`Installed ${pkg.label} ${version.versionNumber}`)
                         })
@@ -149,11 +149,21 @@ export function Packages() {
         <h2>New package (super-administrators)</h2>
         <label>
           Name
-          <input name="packageName" required value={form.name} onInput={(e) => setForm({ ...form, name: e.currentTarget.value })} />
+          <input
+            name="packageName"
+            required
+            value={form.name}
+            onInput={(e) => setForm({ ...form, name: e.currentTarget.value })}
+          />
         </label>
         <label>
           Label
-          <input name="packageLabel" required value={form.label} onInput={(e) => setForm({ ...form, label: e.currentTarget.value })} />
+          <input
+            name="packageLabel"
+            required
+            value={form.label}
+            onInput={(e) => setForm({ ...form, label: e.currentTarget.value })}
+          />
         </label>
         <label>
           Short description

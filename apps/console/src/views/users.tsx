@@ -38,15 +38,25 @@ export function Users() {
     () => raw<Page<User>>('GET', `/api/v2/users?limit=50${cursor ? `&after=${q(cursor)}` : ''}`),
     [cursor],
   )
-  const active = useLoad(() => call<{ activeUsers: number }>('GET', '/api/v2/usage-statistics/active-users'), [page.value])
+  const active = useLoad(
+    () => call<{ activeUsers: number }>('GET', '/api/v2/usage-statistics/active-users'),
+    [page.value],
+  )
   const action = useAction()
   const [notice, setNotice] = useState('')
-  const [form, setForm] = useState({ username: '', password: '', email: '', name: '', groups: '', administrator: false })
+  const [form, setForm] = useState({
+    username: '',
+    password: '',
+    email: '',
+    name: '',
+    groups: '',
+    administrator: false,
+  })
   const set = (patch: Partial<typeof form>) => setForm({ ...form, ...patch })
 
   const create = (event: Event) => {
     event.preventDefault()
-    void action.run(async () => {
+    action.run(async () => {
       const [user] = await call<User[]>('POST', '/api/v2/users', {
         username: form.username,
         ...(form.password ? { password: form.password } : {}),
@@ -116,7 +126,12 @@ export function Users() {
         <h2>New user</h2>
         <label>
           Username
-          <input name="username" required value={form.username} onInput={(e) => set({ username: e.currentTarget.value })} />
+          <input
+            name="username"
+            required
+            value={form.username}
+            onInput={(e) => set({ username: e.currentTarget.value })}
+          />
         </label>
         <label>
           Password
@@ -171,7 +186,11 @@ export function UserDetail({ userId }: { userId: string }) {
   const show = (value: User) => {
     setUser(value)
     const entry = entryOf(value)
-    setRoles({ administrator: entry?.administrator ?? false, active: entry?.active ?? false, groups: entry?.groups.join(', ') ?? '' })
+    setRoles({
+      administrator: entry?.administrator ?? false,
+      active: entry?.active ?? false,
+      groups: entry?.groups.join(', ') ?? '',
+    })
   }
   useEffect(() => {
     if (loaded.value?.[0]) show(loaded.value[0])
@@ -185,11 +204,11 @@ export function UserDetail({ userId }: { userId: string }) {
     })
   const saveRoles = (event: Event) => {
     event.preventDefault()
-    void patch({ administrator: roles.administrator, groups: groupsOf(roles.groups) }, 'Roles saved.')
+    patch({ administrator: roles.administrator, groups: groupsOf(roles.groups) }, 'Roles saved.')
   }
   const createToken = (event: Event) => {
     event.preventDefault()
-    void action.run(async () => {
+    action.run(async () => {
       const [created] = await call<Token[]>('POST', `/api/v2/users/${q(userId)}/long-lived-tokens`, {
         ...(tokenName ? { name: tokenName } : {}),
       })
@@ -227,7 +246,11 @@ export function UserDetail({ userId }: { userId: string }) {
         </label>
         <label>
           Groups (comma-separated)
-          <input name="groups" value={roles.groups} onInput={(e) => setRoles({ ...roles, groups: e.currentTarget.value })} />
+          <input
+            name="groups"
+            value={roles.groups}
+            onInput={(e) => setRoles({ ...roles, groups: e.currentTarget.value })}
+          />
         </label>
         <button type="submit" disabled={action.busy}>
           Save roles
@@ -240,10 +263,10 @@ export function UserDetail({ userId }: { userId: string }) {
             label="Deactivate"
             danger
             question={`Deactivate ${user.username}?`}
-            onConfirm={() => void patch({ active: false }, 'Deactivated.')}
+            onConfirm={() => patch({ active: false }, 'Deactivated.')}
           />
         ) : (
-          <button type="button" onClick={() => void patch({ active: true }, 'Activated.')}>
+          <button type="button" onClick={() => patch({ active: true }, 'Activated.')}>
             Activate
           </button>
         )}
@@ -252,7 +275,7 @@ export function UserDetail({ userId }: { userId: string }) {
           danger
           question="Remove this user's two-factor setup and end its sessions?"
           onConfirm={() =>
-            void action.run(async () => {
+            action.run(async () => {
               await call('POST', '/auth/reset-2FA', { userId })
               setNotice('Two-factor authentication reset.')
               tokens.reload()
@@ -278,14 +301,17 @@ export function UserDetail({ userId }: { userId: string }) {
           {tokens.value?.map((token) => (
             <li key={token._id} data-token={token.name}>
               <span>
-                {token.name} <small>expires {token.expiresOn ?? 'never'} · last used {token.lastUsedOn ?? 'never'}</small>
+                {token.name}{' '}
+                <small>
+                  expires {token.expiresOn ?? 'never'} · last used {token.lastUsedOn ?? 'never'}
+                </small>
               </span>
               <ConfirmButton
                 label="Revoke"
                 danger
                 question={`Revoke ${token.name}?`}
                 onConfirm={() =>
-                  void action.run(async () => {
+                  action.run(async () => {
                     await call('DELETE', `/api/v2/users/${q(userId)}/long-lived-tokens/${q(token._id)}`)
                     setNotice(`Revoked ${token.name}`)
                     tokens.reload()
