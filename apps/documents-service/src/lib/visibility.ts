@@ -1,6 +1,7 @@
 import type { Scope } from '@quire/auth'
 import type { Permissions } from '@quire/contracts'
 import type { Filter } from '@quire/records'
+import { fail } from '@quire/service-kit'
 import type { ListQuery } from './list-query.js'
 
 /** What the visibility rules read of a caller. */
@@ -10,17 +11,106 @@ const ACTIONS = ['read', 'create', 'update', 'delete']
 const ADMINISTRATOR: Permissions = Object.freeze({ fullPermissions: true, userActionPermissions: ACTIONS })
 const MEMBER: Permissions = Object.freeze({ fullPermissions: false, userActionPermissions: ACTIONS })
 /** Each role's `_permissions` as a field of JSON text, serialized once instead of on every get and list. */
-const ADMINISTRATOR_FIELD = `"_permissions":${JSON.stringify(ADMINISTRATOR)}`
 const MEMBER_FIELD = `"_permissions":${JSON.stringify(MEMBER)}`
 
 /**
- * `_permissions` of what a caller can see: members may act on every document visible to them; only
- * administrators hold full permissions (they also manage the definitions). One frozen object per role.
+ * A definition's `_permissions`: members may act on the documents visible to them; only administrators hold
+ * full permissions (they also manage the definitions). One frozen object per role.
  */
 export const permissionsOf = (role: Role): Permissions => (role.administrator ? ADMINISTRATOR : MEMBER)
 
-/** The caller's `_permissions` as a field of JSON text, to append to a stored document's text. */
-export const permissionsField = (role: Role): string => (role.administrator ? ADMINISTRATOR_FIELD : MEMBER_FIELD)
+/**
+ * A document's `_permissions` add `changeAccessGroups` for a caller who may remove any of its `accessGroups`: an
+ * administrator, or a member who belongs to every one of them (none included). Without it a member may still
+ * update the document, keeping the groups they do not belong to (`checkGroupsWrite`).
+ */
+const CHANGE_GROUPS = 'changeAccessGroups'
+const DOCUMENT_ADMINISTRATOR: Permissions = Object.freeze({
+  fullPermissions: true,
+  userActionPermissions: [...ACTIONS, CHANGE_GROUPS],
+})
+const DOCUMENT_OWNER: Permissions = Object.freeze({
+  fullPermissions: false,
+  userActionPermissions: [...ACTIONS, CHANGE_GROUPS],
+})
+const FIELDS = {
+  administrator: `"_permissions":${JSON.stringify(DOCUMENT_ADMINISTRATOR)}`,
+  owner: `"_permissions":${JSON.stringify(DOCUMENT_OWNER)}`,
+  member: MEMBER_FIELD,
+}
+
+/** Whether `role` belongs to every group of `groups` (administrators: always). */
+function holdsAll(role: Role, groups: readonly unknown[]): boolean {
+  return role.administrator || groups.every((group) => typeof group === 'string' && role.groups.includes(group))
+}
+
+/** A document's `_permissions` for the caller, from its `accessGroups` (missing or not a list: none). */
+export function documentPermissions(role: Role, accessGroups: unknown): Permissions {
+  if (role.administrator) return DOCUMENT_ADMINISTRATOR
+  return holdsAll(role, Array.isArray(accessGroups) ? accessGroups : []) ? DOCUMENT_OWNER : MEMBER
+}
+
+/**
+ * `documentPermissions` as a field of JSON text, for a stored document's text. Cheap where it matters: one
+ * constant for administrators and for members without groups (they see only documents without groups); for
+ * the others the text's top-level `accessGroups` is found by a scan, without decoding the document.
+ */
+export function documentPermissionsField(role: Role, json: string): string {
+  if (role.administrator) return FIELDS.administrator
+  if (role.groups.length === 0) return FIELDS.owner
+  return holdsAll(role, topLevelArray(json, 'accessGroups')) ? FIELDS.owner : FIELDS.member
+}
+
+const QUOTE = 34
+const BACKSLASH = 92
+
+/** The top-level array `key` of an object's JSON text (empty when absent or not an array), read without decoding the rest. */
+function topLevelArray(json: string, key: string): unknown[] {
+  const quoted = `"${key}":`
+  let depth = 0
+  for (let i = 0; i < json.length; i++) {
+    const code = json.charCodeAt(i)
+    if (code === QUOTE) {
+      if (depth === 1 && json.startsWith(quoted, i)) return arrayAt(json, i + quoted.length)
+      for (i++; json.charCodeAt(i) !== QUOTE; i++) if (json.charCodeAt(i) === BACKSLASH) i++
+    } else if (code === 123 || code === 91) depth++
+    else if (code === 125 || code === 93) depth--
+  }
+  return []
+}
+
+function arrayAt(json: string, start: number): unknown[] {
+  if (json.charCodeAt(start) !== 91) return []
+  let depth = 0
+  for (let i = start; i < json.length; i++) {
+    const code = json.charCodeAt(i)
+    if (code === QUOTE) {
+      for (i++; json.charCodeAt(i) !== QUOTE; i++) if (json.charCodeAt(i) === BACKSLASH) i++
+    } else if (code === 123 || code === 91) depth++
+    else if ((code === 125 || code === 93) && --depth === 0) return JSON.parse(json.slice(start, i + 1)) as unknown[]
+  }
+  return []
+}
+
+/**
+ * Who may write `accessGroups`: administrators any; a member may add only groups they belong to and may not
+ * remove one they do not belong to (so a member can neither hide a document from others nor unhide it). 403.
+ */
+export function checkGroupsWrite(role: Role, before: readonly string[], after: readonly string[]): void {
+  if (role.administrator) return
+  const added = after.filter((group) => !before.includes(group) && !role.groups.includes(group))
+  const removed = before.filter((group) => !after.includes(group) && !role.groups.includes(group))
+  if (added.length === 0 && removed.length === 0) return
+  const what = [
+    added.length > 0 ? `add ${added.map((group) => `"${group}"`).join(', ')}` : '',
+    removed.length > 0 ? `remove ${removed.map((group) => `"${group}"`).join(', ')}` : '',
+  ]
+  throw fail(
+    'forbidden',
+    `accessGroups: a member may not ${what.filter(Boolean).join(' or ')} (not a group of theirs)`,
+    'You can only add or remove access groups you belong to',
+  )
+}
 
 /** `_permissions` is computed, so it goes on a listed item unless the projection leaves it out. */
 export function keepsPermissions(query: Pick<ListQuery, 'projection'>): boolean {

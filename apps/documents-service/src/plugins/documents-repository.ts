@@ -10,6 +10,7 @@ import {
   QueryTooLargeError,
   type Filter,
   type IndexInfo,
+  type Projection,
   type RecordStore,
   type RecordText,
   type StoredRecord,
@@ -30,9 +31,10 @@ import { afterOf, inIdOrder, nextPageQuery, type ListQuery } from '../lib/list-q
 import { keepAttachmentFields } from '../lib/value-path.js'
 import { arrayText, hashed, storedHash, withField } from '../lib/stored-text.js'
 import {
+  checkGroupsWrite,
+  documentPermissions,
+  documentPermissionsField,
   keepsPermissions,
-  permissionsField,
-  permissionsOf,
   visibilityFilter,
   withCondition,
 } from '../lib/visibility.js'
@@ -107,7 +109,23 @@ declare module 'fastify' {
 /** Unpinned writes merge again onto a newer version; each round one writer wins, so this bounds contention. */
 const MAX_WRITE_ATTEMPTS = 16
 
-const present = (scope: Scope, record: DocumentRecord): Document => ({ ...record, _permissions: permissionsOf(scope) })
+const present = (scope: Scope, record: DocumentRecord): Document => ({
+  ...record,
+  _permissions: documentPermissions(scope, record.accessGroups),
+})
+
+/** `projection` reading the top-level `field` too; `added` when the caller did not ask for it (to drop it again). */
+function withTopLevel(projection: Projection, field: string): { projection: Projection; added: boolean } {
+  if (Object.values(projection).includes(1)) {
+    return projection[field] === 1
+      ? { projection, added: false }
+      : { projection: { ...projection, [field]: 1 }, added: true }
+  }
+  if (projection[field] !== 0) return { projection, added: false }
+  const reading = { ...projection }
+  delete reading[field]
+  return { projection: reading, added: true }
+}
 
 const projects = (query: ListQuery) => Object.keys(query.projection).length > 0
 
@@ -196,6 +214,7 @@ function documentsRepository(store: RecordStore, idempotencyKeys: IdempotencyKey
       accessGroups: Array.isArray(fields.accessGroups) ? (fields.accessGroups as string[]) : [],
       _hash: '',
     }
+    checkGroupsWrite(scope, [], record.accessGroups)
     validateFields(definition, record)
     return hashed(record)
   }
@@ -239,6 +258,7 @@ function documentsRepository(store: RecordStore, idempotencyKeys: IdempotencyKey
         accessGroups: Array.isArray(fields.accessGroups) ? (fields.accessGroups as string[]) : [],
         _hash: '',
       }
+      checkGroupsWrite(scope, Array.isArray(current.accessGroups) ? current.accessGroups : [], next.accessGroups)
       validateFields(definition, next)
       const { _id, ...replacement } = hashed(next)
       try {
@@ -297,18 +317,24 @@ function documentsRepository(store: RecordStore, idempotencyKeys: IdempotencyKey
       let total: number | undefined
       try {
         if (projects(query)) {
-          // Projected records are this call's own copies: `_permissions` goes onto them before they are serialized.
-          const permissions = withPermissions ? permissionsOf(scope) : undefined
-          const records = await documents.find(filter, { ...options, projection: query.projection })
-          items = records.map((record) => ({
-            _id: record._id,
-            json: JSON.stringify(permissions ? Object.assign(record, { _permissions: permissions }) : record),
-          }))
+          // Projected records are this call's own copies: `_permissions` goes onto them before they are serialized;
+          // it reads `accessGroups`, read even when projected away (and then dropped again).
+          const { projection, added } = withPermissions
+            ? withTopLevel(query.projection, 'accessGroups')
+            : { projection: query.projection, added: false }
+          const records = await documents.find(filter, { ...options, projection })
+          items = records.map((record) => {
+            if (!withPermissions) return { _id: record._id, json: JSON.stringify(record) }
+            const permissions = documentPermissions(scope, record.accessGroups)
+            if (added) delete (record as Partial<DocumentRecord>).accessGroups
+            return { _id: record._id, json: JSON.stringify(Object.assign(record, { _permissions: permissions })) }
+          })
         } else {
           // Whole documents as stored (never empty: `_id` at least), `_permissions` appended as their last field.
-          const field = withPermissions ? permissionsField(scope) : undefined
           items = (await documents.findText(filter, options)).map((item) =>
-            field ? { _id: item._id, json: withField(item.json, field) } : item,
+            withPermissions
+              ? { _id: item._id, json: withField(item.json, documentPermissionsField(scope, item.json)) }
+              : item,
           )
         }
         if (query.count) total = await documents.count(filter)
@@ -330,7 +356,8 @@ function documentsRepository(store: RecordStore, idempotencyKeys: IdempotencyKey
 
     async get(scope, definition, id) {
       // The record is this call's own decoded copy, as in `list`: `_permissions` goes onto it, not onto a copy.
-      return Object.assign(await find(scope, definition, id), { _permissions: permissionsOf(scope) })
+      const record = await find(scope, definition, id)
+      return Object.assign(record, { _permissions: documentPermissions(scope, record.accessGroups) })
     },
 
     async read(scope, definition, id) {
@@ -341,7 +368,7 @@ function documentsRepository(store: RecordStore, idempotencyKeys: IdempotencyKey
         id,
         async (filter) => (await documents.findText(filter, { limit: 1 }))[0],
       )
-      return { json: withField(found.json, permissionsField(scope)), hash: storedHash(found.json) }
+      return { json: withField(found.json, documentPermissionsField(scope, found.json)), hash: storedHash(found.json) }
     },
 
     async create(scope, definition, body, idempotencyKey) {

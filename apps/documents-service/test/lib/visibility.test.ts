@@ -1,7 +1,9 @@
 import t from 'tap'
 import {
+  checkGroupsWrite,
+  documentPermissions,
+  documentPermissionsField,
   keepsPermissions,
-  permissionsField,
   permissionsOf,
   visibilityFilter,
   withCondition,
@@ -22,9 +24,42 @@ t.test('_permissions: full for administrators, the actions for members, one froz
   })
   t.equal(permissionsOf(member), permissionsOf(sales))
   t.ok(Object.isFrozen(permissionsOf(member)))
-  for (const role of [administrator, member]) {
-    t.same(JSON.parse(`{${permissionsField(role)}}`), { _permissions: permissionsOf(role) }, 'the text says the same')
+})
+
+t.test("a document's _permissions: changeAccessGroups for who may remove any of its groups", async (t) => {
+  const all = ['read', 'create', 'update', 'delete', 'changeAccessGroups']
+  const hr = { administrator: false, groups: ['hr'] }
+  t.same(documentPermissions(administrator, ['x']), { fullPermissions: true, userActionPermissions: all })
+  t.same(documentPermissions(sales, ['sales']), { fullPermissions: false, userActionPermissions: all })
+  t.same(documentPermissions(sales, []), { fullPermissions: false, userActionPermissions: all })
+  t.same(documentPermissions(sales, null), { fullPermissions: false, userActionPermissions: all }, 'missing: none')
+  t.same(documentPermissions(sales, ['sales', 'hr']), permissionsOf(member), 'not every group is theirs')
+  const texts: [string, typeof sales][] = [
+    ['{"_id":"a","accessGroups":["sales","hr"],"_hash":"h"}', sales],
+    ['{"_id":"a","x":{"accessGroups":[]},"s":"\\"accessGroups\\":[]","accessGroups":["hr"],"_hash":"h"}', sales],
+    ['{"_id":"a","list":[{"accessGroups":["hr"]}],"accessGroups":["sales"],"_hash":"h"}', hr],
+    ['{"_id":"a","accessGroups":["sales"],"_hash":"h"}', sales],
+    ['{"_id":"a","x":[{"a":"]}"}],"_hash":"h"}', hr],
+  ]
+  for (const [json, role] of texts) {
+    const record = JSON.parse(json) as { accessGroups?: unknown }
+    t.same(
+      JSON.parse(`{${documentPermissionsField(role, json)}}`),
+      { _permissions: documentPermissions(role, record.accessGroups) },
+      `the text says the same: ${json}`,
+    )
   }
+  t.same(JSON.parse(`{${documentPermissionsField(administrator, '{}')}}`)._permissions.userActionPermissions, all)
+})
+
+t.test('writes of accessGroups: administrators any; members add and remove only their own groups', async (t) => {
+  t.doesNotThrow(() => checkGroupsWrite(administrator, ['hr'], ['x']))
+  t.doesNotThrow(() => checkGroupsWrite(sales, [], ['sales']))
+  t.doesNotThrow(() => checkGroupsWrite(sales, ['sales', 'hr'], ['hr']), 'removes their own, keeps another')
+  t.doesNotThrow(() => checkGroupsWrite(sales, ['hr'], ['hr', 'sales']))
+  t.throws(() => checkGroupsWrite(sales, [], ['hr']), { code: 'forbidden', statusCode: 403, message: /add "hr"/ })
+  t.throws(() => checkGroupsWrite(sales, ['hr', 'sales'], ['sales']), { message: /remove "hr"/ })
+  t.throws(() => checkGroupsWrite(member, ['a'], ['b']), { message: /add "b" or remove "a"/ })
 })
 
 t.test('who sees what', async (t) => {
