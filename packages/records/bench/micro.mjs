@@ -17,15 +17,19 @@ const N = Number(process.argv[2] ?? 20_000)
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 1)
 const ENVS = 50
 
-const dir = mkdtempSync(join(tmpdir(), 'records-bench-'))
+const CATALOG_N = Number(process.env.CATALOG_N ?? 100_000)
+const only = process.env.BENCH_ONLY ? new RegExp(process.env.BENCH_ONLY) : undefined
+const dir = process.env.BENCH_DIR ?? mkdtempSync(join(tmpdir(), 'records-bench-'))
 const store = openEmbeddedStore(dir)
 
 const pick = (array) => array[Math.floor(Math.random() * array.length)]
 
 /** Runs `op` with `inFlight` concurrent calls for about SECONDS seconds (at least `min` ops). */
 async function measure(label, op, { inFlight = 1, min = 200, reads = false } = {}) {
+  if (only && !only.test(label)) return
   const readsBefore = store.stats.reads
   let done = 0
+  const cpuBefore = process.cpuUsage()
   const started = process.hrtime.bigint()
   const deadline = started + BigInt(Math.round(SECONDS * 1e9))
   const worker = async () => {
@@ -36,12 +40,11 @@ async function measure(label, op, { inFlight = 1, min = 200, reads = false } = {
   }
   await Promise.all(Array.from({ length: inFlight }, worker))
   const seconds = Number(process.hrtime.bigint() - started) / 1e9
+  const cpu = process.cpuUsage(cpuBefore)
+  const cpuSeconds = (cpu.user + cpu.system) / 1e6
   const perOp = reads ? `  reads/op ${((store.stats.reads - readsBefore) / done).toFixed(1)}` : ''
-  console.log(
-    `${label.padEnd(46)} ${Math.round(done / seconds)
-      .toLocaleString('en-US')
-      .padStart(9)} ops/s${perOp}`,
-  )
+  const rate = (value) => Math.round(value).toLocaleString('en-US').padStart(9)
+  console.log(`${label.padEnd(50)} ${rate(done / seconds)} ops/s ${rate(done / cpuSeconds)} ops/cpu-s${perOp}`)
 }
 
 const items = store.collection('items')
@@ -65,14 +68,24 @@ const record = (i) => ({
   _hash: 'h0',
 })
 
-const seedStart = Date.now()
-const ids = []
-for (let i = 0; i < N; i += 500) {
-  const batch = []
-  for (let j = i; j < Math.min(N, i + 500); j++) batch.push(items.insertOne(record(j)).then((r) => ids.push(r._id)))
-  await Promise.all(batch)
+/** Seeds `count` records of `make` into `collection` unless it holds them already. */
+async function seed(collection, count, make) {
+  const seedStart = Date.now()
+  if ((await collection.count({})) < count) {
+    for (let i = 0; i < count; i += 500) {
+      const batch = []
+      for (let j = i; j < Math.min(count, i + 500); j++) batch.push(collection.insertOne(make(j)))
+      await Promise.all(batch)
+    }
+    console.log(`seeded ${count} records in ${((Date.now() - seedStart) / 1000).toFixed(1)} s (500 in flight)`)
+  }
 }
-console.log(`seeded ${N} records in ${((Date.now() - seedStart) / 1000).toFixed(1)} s (500 in flight)`)
+await seed(items, N, record)
+const ids = (await items.findText({})).map((found) => found._id)
+
+const catalog = store.collection('catalog')
+await catalog.ensureIndex({ name: 'category', fields: { category: 1 } })
+await seed(catalog, CATALOG_N, (i) => ({ ...record(i), category: `c${i % (CATALOG_N / 1000)}` }))
 
 const writes = store.collection('writes')
 await writes.ensureIndex({
@@ -82,11 +95,15 @@ await writes.ensureIndex({
   partial: { externalId: { $exists: true } },
 })
 let w = 0
-await measure('insertOne sequential', () => writes.insertOne({ ...record(++w), externalId: `w${w}` }))
-await measure('insertOne concurrent (50 in flight)', () => writes.insertOne({ ...record(++w), externalId: `w${w}` }), {
-  inFlight: 50,
-  min: 2000,
-})
+await measure('insertOne sequential', () => writes.insertOne({ ...record(++w), externalId: `w${newObjectId()}` }))
+await measure(
+  'insertOne concurrent (50 in flight)',
+  () => writes.insertOne({ ...record(++w), externalId: `w${newObjectId()}` }),
+  {
+    inFlight: 50,
+    min: 2000,
+  },
+)
 await measure(
   'updateOne by _id, expectedHash (50 in flight)',
   async () => {
@@ -123,6 +140,31 @@ await measure(
 await measure('count on multikey', (i) => items.count({ environmentIds: `env${i % ENVS}` }), { reads: true, min: 20 })
 await measure('count on indexed equality', (i) => items.count({ category: `c${i % 10}` }), { reads: true, min: 20 })
 await measure('count {}', () => items.count({}), { reads: true, min: 20 })
+const categories = CATALOG_N / 1000
+await measure(
+  'catalog: index on category, sort price -1, limit 20',
+  (i) => catalog.find({ category: `c${i % categories}` }, { sort: { price: -1 }, limit: 20 }),
+  { reads: true, min: 20 },
+)
+await measure(
+  'catalog: the same, next page (after a position)',
+  (i) =>
+    catalog.find(
+      { category: `c${i % categories}` },
+      { sort: { price: -1 }, limit: 20, after: { _id: 'ffffffffffffffffffffffff', price: 5000 } },
+    ),
+  { reads: true, min: 20 },
+)
+await measure('catalog: count on the category index (1k)', (i) => catalog.count({ category: `c${i % categories}` }), {
+  reads: true,
+  min: 20,
+})
+
+if (only) {
+  await store.close()
+  if (!process.env.BENCH_DIR) rmSync(dir, { recursive: true, force: true })
+  process.exit(0)
+}
 
 // Reads while an index over every record is built: a build that yields leaves them their turns. Reads go 50 at
 // a time, then give the event loop a turn (as requests arriving over the network would).
@@ -147,4 +189,4 @@ console.log(
 )
 
 await store.close()
-rmSync(dir, { recursive: true, force: true })
+if (!process.env.BENCH_DIR) rmSync(dir, { recursive: true, force: true })

@@ -151,6 +151,47 @@ t.test('the query budget refuses what would hold too much, up front where counts
   t.equal(await items.count({ category: 'c1' }), 200)
 })
 
+t.test(
+  'an index on the filter, a sort on another field: a bounded heap, records decoded only when returned',
+  async (t) => {
+    const store = openEmbeddedStore(t.testdir(), { queryMemoryBudget: 20_000 })
+    t.teardown(() => store.close())
+    const items = store.collection<Item & { tags?: unknown }>('items')
+    const records = await seed(store, 'items', 2000)
+    await items.ensureIndex({ name: 'category', fields: { category: 1 } })
+    // 200 matches of about 180 bytes each: more than the budget, were they all held.
+    const page = await items.find({ category: 'c3' }, { sort: { score: -1 }, limit: 20 })
+    const expected = records
+      .filter((record) => record.category === 'c3')
+      .sort((a, b) => b.score - a.score || (a._id < b._id ? 1 : -1))
+      .slice(0, 20)
+    t.same(page, expected, 'the first 20 by score, ties by _id')
+    const refused = await items.find({ category: 'c3' }, { sort: { score: -1 }, limit: 150 }).catch((e: unknown) => e)
+    t.ok(refused instanceof QueryTooLargeError, 'the budget applies to what the heap holds')
+
+    // Arrays in the sort field order as `compareValues` orders them (whole arrays, after objects), as in memory.
+    const tagged = store.collection<StoredRecord>('tagged')
+    await tagged.ensureIndex({ name: 'kind', fields: { kind: 1 } })
+    const shapes: unknown[] = [[3, 1], [2], [], 'b', 5, null, undefined, { x: 1 }, [1, [0]], true, ['a', 'b']]
+    for (const [i, tags] of shapes.entries()) {
+      for (const kind of ['k', 'other']) {
+        await tagged.insertOne({ _id: newObjectId(), kind, n: i, ...(tags === undefined ? {} : { tags }) })
+      }
+    }
+    for (const direction of [1, -1] as const) {
+      const all = await tagged.find({ kind: 'k' }, { sort: { tags: direction } })
+      const inMemory = await tagged.find({ kind: 'k', n: { $gte: 0 } }, { sort: { tags: direction } })
+      t.same(all, inMemory)
+      t.same(await tagged.find({ kind: 'k' }, { sort: { tags: direction }, limit: 4 }), all.slice(0, 4))
+      t.same(await tagged.find({ kind: 'k', n: { $gte: 0 } }, { sort: { tags: direction }, limit: 4 }), all.slice(0, 4))
+      t.same(
+        await tagged.find({ kind: 'k' }, { sort: { tags: direction }, limit: 4, after: all[3]?._id }),
+        all.slice(4, 8),
+      )
+    }
+  },
+)
+
 t.test('a drop cut short by closing is finished by the next open', async (t) => {
   const dataDir = t.testdir()
   let store = openEmbeddedStore(dataDir)

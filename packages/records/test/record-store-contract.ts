@@ -249,6 +249,61 @@ export function recordStoreContract(t: Test, target: ContractTarget): void {
     },
   )
 
+  t.test('an index on the filter and a sort on another field pages as a full sort does', async (t) => {
+    // Ties on `n`, nulls and missing values, negative and fractional numbers, strings among numbers.
+    const value = (i: number): Partial<Item> & { n: number } => {
+      const shape = i % 9
+      const n = shape === 0 ? 0 : shape === 1 ? -1.5 : (i * 37) % 11
+      const item: Partial<Item> & { n: number; score?: unknown } = { n, group: i % 3 === 0 ? 'a' : 'b' }
+      if (shape === 2) item.score = null
+      else if (shape === 3) item.score = `s${i % 4}`
+      else if (shape !== 4) item.score = (i * 13) % 7
+      return item
+    }
+    const { collection: c } = await seed(90, value)
+    await c.ensureIndex({ name: 'group', fields: { group: 1 } })
+    const sorts: Sort[] = [{ score: 1 }, { score: -1 }, { score: 1, n: -1 }, { n: -1, _id: 1 }]
+    for (const filter of [{ group: 'a' }, { group: 'b', n: { $gte: 0 } }]) {
+      for (const sort of sorts) {
+        const label = `${JSON.stringify(filter)} ${JSON.stringify(sort)}`
+        const all = (await c.find(filter, { sort })).map((item) => item._id)
+        t.ok(all.length > 20, `${label}: ${all.length} matches`)
+        t.same(
+          (await c.find(filter, { sort, limit: 7 })).map((item) => item._id),
+          all.slice(0, 7),
+          `${label} limit`,
+        )
+        t.same(
+          (await c.find(filter, { sort, skip: 5, limit: 4 })).map((item) => item._id),
+          all.slice(5, 9),
+          `${label} skip`,
+        )
+        t.same(
+          (await c.findText(filter, { sort, limit: 3 })).map((item) => item._id),
+          all.slice(0, 3),
+          `${label} findText`,
+        )
+        const seen: string[] = []
+        let after: string | undefined
+        for (;;) {
+          const page = await c.find(filter, { sort, limit: 6, after })
+          if (page.length === 0) break
+          seen.push(...page.map((item) => item._id))
+          after = page.at(-1)?._id
+        }
+        t.same(seen, all, `${label} keyset pages`)
+        const tenth = (await c.findOne({ _id: all[9] as string })) as Item
+        const position: StoredRecord = { _id: tenth._id }
+        for (const path of Object.keys(sort)) if (path in tenth) position[path] = tenth[path]
+        t.same(
+          (await c.find(filter, { sort, limit: 5, after: position })).map((item) => item._id),
+          all.slice(10, 15),
+          `${label} after a position`,
+        )
+      }
+    }
+  })
+
   t.test('unique and partial unique indexes', async (t) => {
     const c = fresh()
     await c.ensureIndex({

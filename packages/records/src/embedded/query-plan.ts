@@ -7,7 +7,9 @@ import type { Filter } from '../port.js'
 import { getPath, sortKey, type SortField } from '../sort-order.js'
 import { idOfKey, recordKey, recordPrefix, type Engine, type LiveIndex } from './engine.js'
 import { KEY_END, keyedByValues, partialMatcher, valuesKey, type IndexKey } from './index-keys.js'
+import { pathInText } from './json-fields.js'
 import { Row } from './row.js'
+import { TopK, valuesOrder, type SortValues } from './top-k.js'
 
 type Scalar = string | number | boolean | null
 
@@ -244,6 +246,20 @@ function answeredByIndex(filter: Filter, plan: IndexPlan): boolean {
   return paths.length === plan.prefixFields.length && paths.every((path) => plan.prefixFields.includes(path))
 }
 
+/**
+ * The row's values of the sort's fields, as `SortValues`: read from its text (no decoding) unless `decoded`
+ * (the record was decoded already, to be matched).
+ */
+function rowValues(fields: SortField[], row: Row, decoded: boolean): SortValues {
+  const values: SortValues = []
+  for (const { path } of fields) {
+    const value = path === '_id' ? row.id : decoded ? getPath(row.record, path) : pathInText(row.json, path)
+    const [tag, key] = sortKey(value)
+    values.push(tag, key)
+  }
+  return values
+}
+
 /** The index that would answer a query: its equalities, then the sort (or the filter's other fields). */
 function suggestedIndex(filter: Filter, sort: SortField[]): string {
   const fields = new Map<string, 1 | -1>()
@@ -442,12 +458,13 @@ export function* findSteps(
     }
     return page
   }
+  const refusal = (): string => {
+    const sorted = sort.filter(({ path }) => path !== '_id').map(({ path }) => `\`${path}\``)
+    return `${sorted.length > 0 ? `sort on ${sorted.join(', ')}` : 'this query'} needs an index on ${suggestedIndex(filter, sort)}`
+  }
   /** Holds every match, within the budget, then sorts and pages them. */
   const inMemory = function* (candidates: Iterable<Row | typeof PAUSE>, estimate: number): Steps<Row[]> {
-    const budget = new Budget(limit, () => {
-      const sorted = sort.filter(({ path }) => path !== '_id').map(({ path }) => `\`${path}\``)
-      return `${sorted.length > 0 ? `sort on ${sorted.join(', ')}` : 'this query'} needs an index on ${suggestedIndex(filter, sort)}`
-    })
+    const budget = new Budget(limit, refusal)
     budget.check(estimate)
     const matcher = compileFilter(filter)
     const matching: Row[] = []
@@ -461,6 +478,35 @@ export function* findSteps(
       matching.push(row)
     }
     return sortInMemory(matching, { ...options, after: after?.record }, recordOf)
+  }
+
+  /**
+   * Pages candidates not in the sort's order (an index narrowing them) by keeping the first `skip + limit`
+   * past `after` in a bounded heap: the budget applies to what it holds, not to the candidates. When the index
+   * answers the filter (`exact`), each candidate's sort values are read from its text and no record is decoded;
+   * else each is decoded to be matched. Falls back to `inMemory` when every match is wanted.
+   */
+  const ranked = function* (
+    candidates: Iterable<Row | typeof PAUSE>,
+    exact: boolean,
+    estimate: () => number,
+  ): Steps<Row[]> {
+    if (wanted === Infinity) return yield* inMemory(candidates, estimate())
+    new Budget(limit, refusal).check(wanted * averageSize(engine, collectionId))
+    const order = valuesOrder(sort)
+    const top = new TopK<Row>(wanted, order)
+    const past = after && rowValues(sort, after, true)
+    for (const row of candidates) {
+      if (row === PAUSE) {
+        yield PAUSE
+        continue
+      }
+      if (!exact && !(match ??= compileFilter(filter)).test(row.record)) continue
+      const values = rowValues(sort, row, !exact)
+      if (past && order(values, past) <= 0) continue
+      top.offer(row, values)
+    }
+    return top.sorted().slice(skip)
   }
 
   if (typeof filter._id === 'string') {
@@ -494,9 +540,9 @@ export function* findSteps(
     answeredByIndex(filter, plan)
       ? engine.entries.getKeysCount({ start: low, end: high }) * averageSize(engine, collectionId)
       : 0
-  if (!plan.ordered) return yield* inMemory(load(engine, collectionId, plan, [low, high], false, pacer), estimate())
   // Entries and records are read in one snapshot, so when the prefix answers the filter every candidate matches.
   const exact = answeredByIndex(filter, plan)
+  if (!plan.ordered) return yield* ranked(load(engine, collectionId, plan, [low, high], false, pacer), exact, estimate)
   // Equalities on every field of a unique index name at most one record (a lookup by `externalId`, by name):
   // one read of the entry, without the generators and page bookkeeping of a scan.
   if (
@@ -527,7 +573,7 @@ export function* findSteps(
       !sorted.has(path) ||
       JSON.stringify(sortKey(getPath(afterRecord, path))) === JSON.stringify(plan.prefix.slice(2 * i, 2 * i + 2)),
   )
-  if (!afterInRange) return yield* inMemory(load(engine, collectionId, plan, [low, high], false, pacer), estimate())
+  if (!afterInRange) return yield* ranked(load(engine, collectionId, plan, [low, high], false, pacer), exact, estimate)
   const values = [
     ...low,
     ...valuesKey(fields.slice(plan.prefixFields.length).map((path) => getPath(afterRecord, path))),
