@@ -4,6 +4,6 @@ export { ConfigError, loadConfig, processEnvironment, CommonConfigSchema, type C
 export { renderEnvExample } from './env-example.js'
 export { installHealth, type ReadinessCheck } from './health.js'
 export { createServer, startServer, REQUEST_ID_HEADER, type App, type ServerOptions } from './server.js'
-export { openApiPlugin, type OpenApiDocument, type OpenApiOptions } from './openapi.js'
+export { describeRoutes, openApiPlugin, type OpenApiDocument, type OpenApiOptions, type RouteAuth } from './openapi.js'
 export { stdoutDestination, type LogDestination } from './log-destination.js'
 export { mountService, type ServiceManifest } from './manifest.js'

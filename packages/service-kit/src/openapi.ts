@@ -1,12 +1,49 @@
 import fp from 'fastify-plugin'
 import swagger from '@fastify/swagger'
 import swaggerUi from '@fastify/swagger-ui'
-import type { FastifyInstance } from 'fastify'
+import type { FastifyInstance, RouteOptions } from 'fastify'
+import { ErrorBodySchema } from '@quire/contracts'
+
+/**
+ * What a route's caller must send, as its OpenAPI operation says: nothing, a bearer token, or a bearer token and
+ * the `environment-id` header. Routes say it through `config.auth`; unset means `environment`, the rule of `/api/v2`.
+ */
+export type RouteAuth = 'none' | 'bearer' | 'environment'
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** The credentials the route's hooks require, for its OpenAPI operation (see `describeRoutes`). */
+    auth?: RouteAuth
+    /** The OpenAPI tag, when the last static segment of the route's prefix is not its resource. */
+    tag?: string
+    /** Left out of the OpenAPI document (the gateway's pass-through routes: the service behind describes them). */
+    hide?: boolean
+  }
+}
+
+/**
+ * Declares `config.auth` / `config.tag` / `config.hide` for every route the plugin `app` (and its children) registers: one line per
+ * route plugin, beside the hooks that enforce it. A child plugin's declaration overrides its parent's.
+ */
+export function describeRoutes(app: FastifyInstance, config: { auth?: RouteAuth; tag?: string; hide?: boolean }): void {
+  app.addHook('onRoute', (route) => {
+    route.config = { ...route.config, ...config }
+  })
+}
 
 /** The parts of an OpenAPI document that merging touches. */
 export interface OpenApiDocument {
-  paths?: Record<string, unknown>
+  paths?: Record<string, Record<string, Operation>>
   components?: { schemas?: Record<string, unknown> } & Record<string, unknown>
+  [key: string]: unknown
+}
+
+interface Operation {
+  operationId?: string
+  summary?: string
+  tags?: string[]
+  security?: Record<string, string[]>[]
+  responses?: Record<string, { description?: string; content?: Record<string, { schema?: unknown }> }>
   [key: string]: unknown
 }
 
@@ -14,6 +51,120 @@ export interface OpenApiOptions {
   title: string
   /** Documents of services this process does not host (the gateway's proxied ones), fetched per request. */
   remotes?: () => Promise<OpenApiDocument[]>
+}
+
+const SECURITY: Record<RouteAuth, Record<string, string[]>[]> = {
+  none: [],
+  bearer: [{ bearer: [] }],
+  environment: [{ bearer: [], environment: [] }],
+}
+
+const ERROR_REF = { $ref: '#/components/schemas/ErrorBody' }
+const errorResponse = (description: string) => ({
+  description,
+  content: { 'application/json': { schema: ERROR_REF } },
+})
+
+const isParam = (segment: string) => segment.startsWith(':') || segment.startsWith('{')
+const pascal = (words: string[]) =>
+  words.map((word) => word.replace(/[^A-Za-z0-9]/g, '')).map((word) => word.charAt(0).toUpperCase() + word.slice(1))
+
+/** `listDocuments` → `List documents`. */
+const summaryOf = (name: string): string => {
+  const words = name.replace(/([a-z0-9])([A-Z])/g, '$1 $2').toLowerCase()
+  return words.charAt(0).toUpperCase() + words.slice(1)
+}
+
+/** The resource a route belongs to: the last static segment of its plugin's prefix (`/api/v2/users` → `users`). */
+const tagOf = (route: RouteOptions): string => {
+  const from = (path: string) =>
+    path
+      .split('/')
+      .filter((segment) => segment !== '' && !isParam(segment))
+      .at(-1)
+  // Fastify sets `prefix` on the options it hands to onRoute hooks; its type does not declare it.
+  const { prefix } = route as RouteOptions & { prefix?: string }
+  return route.config?.tag ?? from(prefix ?? '') ?? from(route.url) ?? 'default'
+}
+
+/**
+ * Per route: the spec's path (a route registered as `/` under a prefix ends in a slash the spec has not; the
+ * server answers both), and what a generator names and groups it by: `operationId` from the handler's name (every
+ * handler is a named function; made unique for the whole document later), a summary in words, a tag, security.
+ * A route's own `schema` fields win.
+ */
+function describeRoute({ schema, url, route }: { schema: RouteOptions['schema']; url: string; route: RouteOptions }) {
+  const name = route.handler.name.replace(/^bound /, '')
+  return {
+    url: url.length > 1 ? url.replace(/\/$/, '') : url,
+    schema: {
+      ...schema,
+      ...(route.config?.hide === true ? { hide: true } : {}),
+      operationId: (schema as { operationId?: string } | undefined)?.operationId ?? (name || undefined),
+      summary: (schema as { summary?: string } | undefined)?.summary ?? (name ? summaryOf(name) : undefined),
+      tags: (schema as { tags?: string[] } | undefined)?.tags ?? [tagOf(route)],
+      security: SECURITY[route.config?.auth ?? 'environment'],
+    },
+  }
+}
+
+/**
+ * Makes every `operationId` unique: the first keeps its name; a method sharing another's handler on the same path
+ * gets its method's name (`downloadAttachmentHead`); the same route mounted again under another prefix
+ * (`/api/v2/auth/login` beside `/auth/login`) gets the segments its path has before theirs (`loginApiV2`); anything
+ * left, a number. Operations shared between methods are copied first.
+ */
+function uniqueOperationIds(document: OpenApiDocument): void {
+  const firstPath = new Map<string, string[]>()
+  const staticSegments = (path: string) => path.split('/').filter((segment) => segment !== '' && !isParam(segment))
+  for (const [path, operations] of Object.entries(document.paths ?? {})) {
+    for (const [method, shared] of Object.entries(operations)) {
+      const operation = { ...shared }
+      operations[method] = operation
+      const base = operation.operationId
+      if (base === undefined) continue
+      const segments = staticSegments(path)
+      const first = firstPath.get(base)
+      const samePath = Object.values(operations).some((other) => other !== operation && other.operationId === base)
+      const mountedAgain =
+        first !== undefined &&
+        first.length < segments.length &&
+        segments.slice(-first.length).join('/') === first.join('/')
+      const candidates = [
+        base,
+        ...(samePath ? [`${base}${pascal([method]).join('')}`] : []),
+        ...(mountedAgain ? [`${base}${pascal(segments.slice(0, segments.length - first.length)).join('')}`] : []),
+      ]
+      let id = candidates.find((candidate) => !firstPath.has(candidate))
+      for (let n = 2; id === undefined; n++) if (!firstPath.has(`${base}${n}`)) id = `${base}${n}`
+      firstPath.set(id, segments)
+      operation.operationId = id
+    }
+  }
+}
+
+/** Every 4xx/5xx answer of every operation is the error envelope, `#/components/schemas/ErrorBody`. */
+function referenceErrors(document: OpenApiDocument): void {
+  const { $id: _id, ...errorBody } = ErrorBodySchema
+  document.components = { ...document.components, schemas: { ...document.components?.schemas, ErrorBody: errorBody } }
+  for (const operations of Object.values(document.paths ?? {})) {
+    for (const operation of Object.values(operations)) {
+      const responses = { ...operation.responses }
+      for (const status of Object.keys(responses)) {
+        if (/^[45]/.test(status)) responses[status] = errorResponse(responses[status]?.description ?? 'Error')
+      }
+      responses['4XX'] ??= errorResponse('The request was refused: see `error` for why')
+      responses['5XX'] ??= errorResponse('The server failed or is unavailable')
+      operation.responses = responses
+    }
+  }
+}
+
+/** The document as a generator takes it: unique operation ids, errors referenced. Idempotent. */
+function finishDocument(document: OpenApiDocument): OpenApiDocument {
+  uniqueOperationIds(document)
+  referenceErrors(document)
+  return document
 }
 
 function merge(base: OpenApiDocument, others: OpenApiDocument[]): OpenApiDocument {
@@ -26,7 +177,8 @@ function merge(base: OpenApiDocument, others: OpenApiDocument[]): OpenApiDocumen
     Object.assign(merged.paths as object, other.paths)
     Object.assign(merged.components?.schemas as object, other.components?.schemas)
   }
-  return merged
+  // Each service's ids are unique in its own document; two services may still share a handler name.
+  return finishDocument(merged)
 }
 
 /**
@@ -44,8 +196,12 @@ async function openApi(app: FastifyInstance, options: OpenApiOptions) {
           environment: { type: 'apiKey', in: 'header', name: 'environment-id' },
         },
       },
-      security: [{ bearer: [], environment: [] }],
     },
+    transform: describeRoute,
+    transformObject: (documents) =>
+      'openapiObject' in documents
+        ? finishDocument(documents.openapiObject as OpenApiDocument)
+        : documents.swaggerObject,
   })
   let remote: OpenApiDocument[] = []
   await app.register(swaggerUi, {
