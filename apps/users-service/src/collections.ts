@@ -45,6 +45,8 @@ export interface EnvironmentRecord extends IdentityEnvironmentRecord {
   name: string
   _createdOn: string
   _createdByUserId: string
+  _lastModifiedOn?: string
+  _lastModifiedByUserId?: string
 }
 
 /**

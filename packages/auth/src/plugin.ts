@@ -269,11 +269,12 @@ async function auth(app: FastifyInstance, options: AuthOptions) {
     const entry = access.environments[environmentId]
     let scope: Scope
     if (superAdministrator) {
-      if (!(await identity.environmentExists(environmentId))) {
+      if ((await identity.environmentState(environmentId)) === null) {
         throw fail('forbidden', `Environment ${environmentId} does not exist`, 'This environment does not exist')
       }
       scope = { userId, via, superAdministrator, environmentId, administrator: true, groups: entry?.groups ?? [] }
-    } else if (entry?.active === true) {
+    } else if (entry?.active === true && (await identity.environmentState(environmentId)) === 'active') {
+      // A deactivated environment is open to super-administrators only.
       scope = {
         userId,
         via,

@@ -33,16 +33,41 @@ export const LoginResultSchema = Type.Object({
 export const EnvironmentSchema = Type.Object({
   _id: Type.String(),
   name: Type.String(),
+  /** A deactivated environment is open to super-administrators only. */
+  active: Type.Boolean(),
   _createdOn: TimestampSchema,
   _createdByUserId: Type.String(),
 })
 export type Environment = Static<typeof EnvironmentSchema>
 
+const EnvironmentNameSchema = Type.String({ minLength: 1, maxLength: 200, pattern: PRINTABLE_PATTERN })
+
 export const CreateEnvironmentBodySchema = Type.Object(
-  { _id: EnvironmentIdSchema, name: Type.String({ minLength: 1, maxLength: 200, pattern: PRINTABLE_PATTERN }) },
+  { _id: EnvironmentIdSchema, name: EnvironmentNameSchema },
   { additionalProperties: false },
 )
 export type CreateEnvironmentBody = Static<typeof CreateEnvironmentBodySchema>
+
+export const EnvironmentParamsSchema = Type.Object({ environmentId: EnvironmentIdSchema })
+
+/** Rename (`name`), deactivate or reactivate (`active`). */
+export const UpdateEnvironmentBodySchema = Type.Object(
+  { name: Type.Optional(EnvironmentNameSchema), active: Type.Optional(Type.Boolean()) },
+  { additionalProperties: false, minProperties: 1 },
+)
+export type UpdateEnvironmentBody = Static<typeof UpdateEnvironmentBodySchema>
+
+export const DeleteEnvironmentQuerySchema = Type.Object(
+  { force: Type.Optional(Type.Boolean()) },
+  { additionalProperties: false },
+)
+
+export const EnvironmentDeletedSchema = Type.Object({
+  _id: Type.String(),
+  deleted: Type.Literal(true),
+  /** Users' entries of the environment removed with it (`force=true`). */
+  removedUserEntries: Type.Integer({ minimum: 0 }),
+})
 
 export const ActiveUsersSchema = Type.Object({ activeUsers: Type.Integer({ minimum: 0 }) })
 

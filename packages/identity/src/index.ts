@@ -32,8 +32,15 @@ export interface IdentityTokenRecord {
 
 export interface IdentityEnvironmentRecord {
   _id: string
+  /** `false`: deactivated, open to super-administrators only (absent: active). */
+  active?: boolean
+  /** Set when deleted: the record stays so the id is never reused (other services' data of it stays unreachable). */
+  deletedOn?: string
   [field: string]: unknown
 }
+
+/** What auth needs of an environment: `null` when it does not exist (or was deleted). */
+type EnvironmentState = 'active' | 'inactive' | null
 
 export const IDENTITY_COLLECTIONS = {
   users: defineCollection<IdentityUserRecord>('users', [
@@ -58,7 +65,7 @@ export interface Identity {
   user(userId: string): Promise<UserAccess | null>
   /** The owner of a live (not revoked, not expired) long-lived token, or null. */
   longLivedToken(secret: string): Promise<{ tokenId: string; userId: string } | null>
-  environmentExists(environmentId: string): Promise<boolean>
+  environmentState(environmentId: string): Promise<EnvironmentState>
   /** The users active in an environment (usage statistics), counted on the `activeEnvironmentIds` index. */
   activeUsers(environmentId: string): Promise<number>
 }
@@ -126,9 +133,11 @@ export function recordsIdentity(store: RecordStore): Identity {
       }
       return { tokenId: token._id, userId: token.userId }
     },
-    async environmentExists(environmentId) {
-      // Its text is enough: nothing to decode.
-      return (await environments.findText({ _id: environmentId })).length > 0
+    async environmentState(environmentId) {
+      const [stored] = await environments.findText({ _id: environmentId })
+      if (!stored) return null
+      const { active, deletedOn } = JSON.parse(stored.json) as IdentityEnvironmentRecord
+      return deletedOn !== undefined ? null : active === false ? 'inactive' : 'active'
     },
     activeUsers: (environmentId) => users.count({ activeEnvironmentIds: environmentId }),
   }

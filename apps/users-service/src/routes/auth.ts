@@ -19,6 +19,7 @@ import {
   TwoFactorEnabledSchema,
   TwoFactorSetupSchema,
 } from '@quire/contracts'
+import { describeRoutes } from '@quire/service-kit'
 import { fail } from '../lib/fail.js'
 
 interface AuthRoutesOptions {
@@ -28,6 +29,7 @@ interface AuthRoutesOptions {
 
 /** `/auth/*`: getting a token, and the ways to recover or secure an account. No environment needed. */
 export const authRoutes: FastifyPluginAsyncTypebox<AuthRoutesOptions> = async (app, { accessTokenTtl }) => {
+  describeRoutes(app, { auth: 'none' })
   const session = (userId: string) => ({
     accessToken: app.auth.issueAccessToken(userId),
     tokenType: 'Bearer' as const,
@@ -81,6 +83,7 @@ interface OwnAccountOptions {
  * long-lived token is for scripts), and every change to how it signs in asks for the current password again.
  */
 const ownAccountRoutes: FastifyPluginAsyncTypebox<OwnAccountOptions> = async (app, { session }) => {
+  describeRoutes(app, { auth: 'bearer' })
   app.addHook('onRequest', app.auth.authenticate)
   app.addHook('onRequest', async function requireInteractiveSignIn(request) {
     if (request.caller.via !== 'access-token') {
@@ -165,6 +168,8 @@ const resetTwoFactorRoutes: FastifyPluginAsyncTypebox = async (app) => {
     await hook.call(app, request, reply)
   }
   app.addHook('onRequest', scoped)
+  // `environment-id` is optional here: the OpenAPI operation asks for the bearer token only.
+  describeRoutes(app, { auth: 'bearer' })
 
   app.post(
     '/reset-2FA',

@@ -1,4 +1,5 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
+import { describeRoutes } from '@quire/service-kit'
 import { Type } from '@sinclair/typebox'
 import {
   CreateLongLivedTokenBodySchema,
@@ -14,6 +15,7 @@ import { fail } from '../lib/fail.js'
 /** `/api/v2/users/{userId}/long-lived-tokens`: the user itself, or an administrator who may act for it. */
 export const longLivedTokenRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.addHook('onRequest', app.auth.requireEnvironment)
+  describeRoutes(app, { tag: 'long-lived-tokens' })
 
   app.post(
     '/:userId/long-lived-tokens',
