@@ -1,5 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox'
-import { CommonConfigSchema } from '@quire/service-kit'
+import { CommonConfigSchema, type CommonConfig } from '@quire/service-kit'
 
 /**
  * What only the packages service reads (nothing yet: it reads the common variables alone); the gateway merges it
@@ -7,6 +7,8 @@ import { CommonConfigSchema } from '@quire/service-kit'
  */
 export const PackagesConfigSchema = Type.Object({})
 
+/** What the app reads: its own variables, and of the common ones the caller rate limit (absent: off). */
+export type PackagesConfig = Static<typeof PackagesConfigSchema> &
+  Partial<Pick<CommonConfig, 'QUIRE_CALLER_RATE_LIMIT_PER_MINUTE'>>
+
 export const ConfigSchema = Type.Composite([CommonConfigSchema, PackagesConfigSchema])
-/** What the app reads: the common variables (QUIRE_CALLER_RATE_LIMIT_PER_MINUTE) and its own. */
-export type PackagesConfig = Static<typeof ConfigSchema>

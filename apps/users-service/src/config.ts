@@ -1,5 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox'
-import { CommonConfigSchema } from '@quire/service-kit'
+import { CommonConfigSchema, type CommonConfig } from '@quire/service-kit'
 
 /** What only the users service reads; the gateway merges it into its own schema to mount the service. */
 export const UsersConfigSchema = Type.Object({
@@ -111,6 +111,8 @@ export const UsersConfigSchema = Type.Object({
   }),
 })
 
+/** What the app reads: its own variables, and of the common ones the caller rate limit (absent: off). */
+export type UsersConfig = Static<typeof UsersConfigSchema> &
+  Partial<Pick<CommonConfig, 'QUIRE_CALLER_RATE_LIMIT_PER_MINUTE'>>
+
 export const ConfigSchema = Type.Composite([CommonConfigSchema, UsersConfigSchema])
-/** What the app reads: its own variables and the common ones (QUIRE_CALLER_RATE_LIMIT_PER_MINUTE). */
-export type UsersConfig = Static<typeof ConfigSchema>
