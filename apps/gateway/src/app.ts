@@ -1,5 +1,5 @@
 import type { FastifyBaseLogger, FastifyPluginAsync } from 'fastify'
-import { mountService, openApiPlugin, type OpenApiDocument } from '@quire/service-kit'
+import { describeRoutes, mountService, openApiPlugin, type OpenApiDocument } from '@quire/service-kit'
 import type { Config } from './config.js'
 import { consolePlugin } from './plugins/console.js'
 import { edgePlugin } from './plugins/edge.js'
@@ -33,7 +33,11 @@ export const app: FastifyPluginAsync<GatewayOptions> = async (fastify, { config,
   for (const { manifest } of SERVICES) {
     const upstream = upstreamOf(manifest.name)
     if (upstream !== 'local') {
-      await fastify.register(proxyPlugin, { upstream, prefixes: manifest.prefixes })
+      // Its pass-through routes are left out of the OpenAPI document: the service's own document is merged in.
+      await fastify.register(async (proxied) => {
+        describeRoutes(proxied, { hide: true })
+        await proxied.register(proxyPlugin, { upstream, prefixes: manifest.prefixes })
+      })
       continue
     }
     if (!local) throw new Error(`service ${manifest.name} is local but no local resources were given`)

@@ -1,4 +1,5 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
+import { describeRoutes } from '@quire/service-kit'
 import {
   MarketplacePackageSchema,
   Ok,
@@ -20,6 +21,7 @@ import {
  */
 export const marketplaceRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.addHook('onRequest', app.auth.authenticate)
+  describeRoutes(app, { auth: 'bearer' })
   const superAdministrator = { onRequest: app.auth.requireSuperAdministrator }
 
   app.get(
