@@ -33,7 +33,12 @@ t.test('admin create --environment: an administrator of that environment, passwo
   t.equal(boss.status, 200)
   const users = await server.inject({ method: 'GET', url: '/api/v2/users', headers: boss.headers })
   t.equal(users.statusCode, 200, 'an administrator call in the environment')
-  const other = await server.inject({ method: 'GET', url: '/api/v2/environments', headers: boss.headers })
+  const other = await server.inject({
+    method: 'POST',
+    url: '/api/v2/environments',
+    headers: boss.headers,
+    payload: { _id: 'elsewhere', name: 'Elsewhere' },
+  })
   t.equal(other.statusCode, 403, 'not a super-administrator')
 
   const missing = await quire(['admin', 'create', 'x', '--environment', 'nowhere'], env)
