@@ -35,7 +35,7 @@ export const app: FastifyPluginAsync<DocumentsAppOptions> = async (fastify, { st
 
   const documents = `${PREFIXES.definitions}/:ddId/documents`
   await fastify.register(definitionRoutes, { prefix: PREFIXES.definitions })
-  await fastify.register(documentRoutes, { prefix: documents })
+  await fastify.register(documentRoutes, { prefix: documents, config })
   await fastify.register(attachmentRoutes, { prefix: `${documents}/:id/attachments`, config })
   await fastify.register(copyAttachmentRoutes, { prefix: PREFIXES.documents })
 }

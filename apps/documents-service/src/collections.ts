@@ -1,4 +1,4 @@
-import type { Definition, IndexDeclaration } from '@quire/contracts'
+import type { BulkResult, Definition, IndexDeclaration } from '@quire/contracts'
 import {
   defineCollection,
   ensureIndexes,
@@ -33,12 +33,18 @@ export interface DocumentRecord extends StoredRecord {
 /** User fields of a document: everything but the system fields. */
 export type DocumentFields = Record<string, unknown>
 
-/** The first result of a create sent with an `Idempotency-Key`, kept for a replay. */
+/** The results of a bulk call, kept as one created document is for a replay (`_hash`: a hash of the call). */
+export interface BulkRecord {
+  _hash: string
+  results: BulkResult[]
+}
+
+/** The first result of a create (or a bulk call) sent with an `Idempotency-Key`, kept for a replay. */
 export interface IdempotencyRecord extends StoredRecord {
-  /** The document's `_hash`: a record replaced when its key expired is deleted at the version that was read. */
+  /** The result's `_hash`: a record replaced when its key expired is deleted at the version that was read. */
   _hash: string
   bodyHash: string
-  document: DocumentRecord
+  document: DocumentRecord | BulkRecord
   expiresOn: string
 }
 

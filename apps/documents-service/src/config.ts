@@ -12,6 +12,11 @@ export const DocumentsConfigSchema = Type.Object({
   QUIRE_S3_REGION: Type.String({ default: 'us-east-1' }),
   QUIRE_MAX_FILE_SIZE: Type.Integer({ minimum: 1, default: 100 * 1024 * 1024 }),
   QUIRE_MAX_FILES: Type.Integer({ minimum: 1, maximum: 1000, default: 10 }),
+  QUIRE_BULK_BODY_LIMIT: Type.Integer({
+    minimum: 1024,
+    default: 16 * 1024 * 1024,
+    description: 'Largest body of a bulk documents call (POST .../documents/bulk, up to 1000 operations), in bytes.',
+  }),
   /** Where uploads are spooled on their way to the file store; the OS temp dir when unset. */
   QUIRE_UPLOAD_DIR: Type.Optional(Type.String({ minLength: 1 })),
 })

@@ -1,6 +1,6 @@
 import fp from 'fastify-plugin'
 import type { Scope } from '@quire/auth'
-import type { Document, IndexDeclaration, Pagination } from '@quire/contracts'
+import type { BulkOperation, BulkResult, Document, IndexDeclaration, Pagination } from '@quire/contracts'
 import {
   ConflictError,
   DuplicateKeyError,
@@ -14,12 +14,14 @@ import {
   type RecordStore,
   type RecordText,
   type StoredRecord,
+  type Transaction,
 } from '@quire/records'
 import { ApiError, fail } from '@quire/service-kit'
 import {
   declaredIndex,
   documentsCollection,
   EXTERNAL_ID_INDEX,
+  type BulkRecord,
   type DefinitionRecord,
   type DocumentFields,
   type DocumentRecord,
@@ -28,6 +30,7 @@ import { userFields, userPart } from '../lib/document-fields.js'
 import { validateFields } from '../lib/field-validators.js'
 import { ifMatchAccepts } from '../lib/if-match.js'
 import { afterOf, inIdOrder, nextPageQuery, type ListQuery } from '../lib/list-query.js'
+import { sha256 } from '../lib/sha256.js'
 import { keepAttachmentFields } from '../lib/value-path.js'
 import { arrayText, hashed, storedHash, withField } from '../lib/stored-text.js'
 import {
@@ -84,6 +87,16 @@ export interface DocumentsRepository {
     ifMatch?: string,
   ): Promise<Document>
   remove(scope: Scope, definition: DefinitionRecord, id: string, ifMatch?: string): Promise<DocumentRecord>
+  /**
+   * `POST .../bulk`: every operation in one transaction, all or nothing (the first failing one is the answer);
+   * a result per operation. With an idempotency key, a retry with the same operations replays the results.
+   */
+  bulk(
+    scope: Scope,
+    definition: DefinitionRecord,
+    operations: readonly BulkOperation[],
+    idempotencyKey?: string,
+  ): Promise<{ results: BulkResult[]; replayed: boolean }>
   /** Hook point for what documents own outside the records store (attachment files). */
   onRemove(listener: RemovalListener): void
   /**
@@ -158,6 +171,22 @@ function refusedWrite(error: unknown, fields: DocumentFields): unknown {
   return error
 }
 
+/** A JSON merge patch of top-level fields onto `fields`: `null` removes one. */
+function mergePatch(fields: DocumentFields, patch: DocumentFields): DocumentFields {
+  const merged = { ...fields }
+  for (const [key, value] of Object.entries(patch)) {
+    if (value === null) delete merged[key]
+    else merged[key] = value
+  }
+  return merged
+}
+
+/** An operation's error, naming it. */
+function atOperation(index: number, error: unknown): unknown {
+  if (!(error instanceof ApiError)) return error
+  return new ApiError(error.code, `operations/${index}: ${error.message}`, error.userDescription, error.statusCode)
+}
+
 /** A query the store will not run: malformed, or over its memory budget (the message names the missing index). */
 function refusedQuery(error: unknown): unknown {
   if (error instanceof InvalidQueryError || error instanceof QueryTooLargeError) {
@@ -219,6 +248,80 @@ function documentsRepository(store: RecordStore, idempotencyKeys: IdempotencyKey
     return hashed(record)
   }
 
+  /** `current` rewritten with `fields` (write rules checked, hashed), as PUT, PATCH and bulk updates store it. */
+  function nextRecord(
+    scope: Scope,
+    definition: DefinitionRecord,
+    current: DocumentRecord,
+    fields: DocumentFields,
+  ): DocumentRecord {
+    const next: DocumentRecord = {
+      _id: current._id,
+      _createdOn: current._createdOn,
+      _createdByUserId: current._createdByUserId,
+      _lastModifiedOn: new Date().toISOString(),
+      _lastModifiedByUserId: scope.userId,
+      _documentDefinitionId: current._documentDefinitionId,
+      _environmentId: current._environmentId,
+      ...fields,
+      status: typeof fields.status === 'string' ? fields.status : 'ready',
+      accessGroups: Array.isArray(fields.accessGroups) ? (fields.accessGroups as string[]) : [],
+      _hash: '',
+    }
+    checkGroupsWrite(scope, Array.isArray(current.accessGroups) ? current.accessGroups : [], next.accessGroups)
+    validateFields(definition, next)
+    return hashed(next)
+  }
+
+  /**
+   * The operations of a bulk call in `tx`, in order, each under the rules of its single route; the first that
+   * fails throws its error naming it (`operations/<i>: ...`) and the transaction writes nothing.
+   */
+  async function applyBulk(
+    scope: Scope,
+    definition: DefinitionRecord,
+    operations: readonly BulkOperation[],
+    tx: Transaction,
+    removed: DocumentRecord[],
+  ): Promise<BulkResult[]> {
+    const documents = documentsCollection(definition).in(tx)
+    const current = (id: string) =>
+      lookup(scope, definition, id, async (filter) => (await documents.findOne(filter)) ?? undefined)
+    const results: BulkResult[] = []
+    for (const [index, operation] of operations.entries()) {
+      try {
+        if (operation.op === 'create') {
+          const record = newRecord(scope, definition, userFields(operation.body ?? {}))
+          await documents.insertOne(record)
+          results.push({ op: 'create', _id: record._id, _hash: record._hash })
+          continue
+        }
+        const before = await current(operation.id)
+        if (operation.ifMatch !== undefined && !ifMatchAccepts(operation.ifMatch, before._hash)) {
+          throw changed(operation.id)
+        }
+        if (operation.op === 'delete') {
+          await documents.deleteOne({ _id: before._id })
+          removed.push(before)
+          results.push({ op: 'delete', _id: before._id, deleted: true })
+          continue
+        }
+        const fields = operation.op === 'update' ? operation.body : mergePatch(userPart(before), operation.body)
+        const { _id, ...replacement } = nextRecord(
+          scope,
+          definition,
+          before,
+          keepAttachmentFields(before, userFields(fields)),
+        )
+        await documents.updateOne({ _id }, replacement)
+        results.push({ op: operation.op, _id, _hash: replacement._hash })
+      } catch (error) {
+        throw atOperation(index, error)
+      }
+    }
+    return results
+  }
+
   async function createOnce(scope: Scope, definition: DefinitionRecord, body: DocumentFields, key: string) {
     const owner = { environmentId: definition._environmentId, definitionId: definition._id, userId: scope.userId }
     let record: DocumentRecord | undefined
@@ -245,22 +348,7 @@ function documentsRepository(store: RecordStore, idempotencyKeys: IdempotencyKey
       const current = await find(scope, definition, id)
       if (ifMatch !== undefined && !ifMatchAccepts(ifMatch, current._hash)) throw changed(id)
       const fields = keepAttachmentFields(current, userFields(change(userPart(current))))
-      const next: DocumentRecord = {
-        _id: current._id,
-        _createdOn: current._createdOn,
-        _createdByUserId: current._createdByUserId,
-        _lastModifiedOn: new Date().toISOString(),
-        _lastModifiedByUserId: scope.userId,
-        _documentDefinitionId: current._documentDefinitionId,
-        _environmentId: current._environmentId,
-        ...fields,
-        status: typeof fields.status === 'string' ? fields.status : 'ready',
-        accessGroups: Array.isArray(fields.accessGroups) ? (fields.accessGroups as string[]) : [],
-        _hash: '',
-      }
-      checkGroupsWrite(scope, Array.isArray(current.accessGroups) ? current.accessGroups : [], next.accessGroups)
-      validateFields(definition, next)
-      const { _id, ...replacement } = hashed(next)
+      const { _id, ...replacement } = nextRecord(scope, definition, current, fields)
       try {
         const updated = await documents.updateOne({ _id }, replacement, { expectedHash: current._hash })
         if (!updated) throw notFound(definition, id)
@@ -390,23 +478,45 @@ function documentsRepository(store: RecordStore, idempotencyKeys: IdempotencyKey
     },
 
     patch(scope, definition, id, patch, ifMatch) {
-      return modify(
-        scope,
-        definition,
-        id,
-        (fields) => {
-          const merged = { ...fields }
-          for (const [key, value] of Object.entries(patch)) {
-            if (value === null) delete merged[key]
-            else merged[key] = value
-          }
-          return merged
-        },
-        ifMatch,
-      )
+      return modify(scope, definition, id, (fields) => mergePatch(fields, patch), ifMatch)
     },
 
     modify,
+
+    async bulk(scope, definition, operations, idempotencyKey) {
+      const removed: DocumentRecord[] = []
+      const run = async (tx: Transaction): Promise<BulkRecord> => {
+        removed.length = 0
+        const results = await applyBulk(scope, definition, operations, tx, removed)
+        return { _hash: sha256(JSON.stringify(results)).slice(0, 32), results }
+      }
+      let outcome: { document: BulkRecord; replayed: boolean } | undefined
+      try {
+        if (idempotencyKey !== undefined) {
+          const owner = { environmentId: definition._environmentId, definitionId: definition._id, userId: scope.userId }
+          outcome = await idempotencyKeys.once(owner, `bulk:${idempotencyKey}`, operations, run)
+        } else {
+          for (let attempt = 0; attempt < MAX_WRITE_ATTEMPTS && !outcome; attempt++) {
+            try {
+              outcome = { document: await store.transaction(run), replayed: false }
+            } catch (error) {
+              // Someone wrote a document this call read: run it again on what is there now (If-Match re-checked).
+              if (!(error instanceof ConflictError)) throw error
+            }
+          }
+        }
+      } catch (error) {
+        if (error instanceof ConflictError) throw changed('(bulk)')
+        // Unique indexes are checked as the transaction commits: the refusal names the call, not an operation.
+        if (error instanceof DuplicateKeyError) throw refusedWrite(error, { externalId: error.key })
+        throw refusedWrite(error, {})
+      }
+      if (!outcome) throw changed('(bulk)')
+      if (!outcome.replayed) {
+        for (const document of removed) for (const listener of listeners) await listener({ definition, document })
+      }
+      return { results: outcome.document.results, replayed: outcome.replayed }
+    },
 
     async remove(scope, definition, id, ifMatch) {
       const current = await find(scope, definition, id)

@@ -1,7 +1,7 @@
 import fp from 'fastify-plugin'
 import { ConflictError, DuplicateKeyError, type RecordStore, type Transaction } from '@quire/records'
 import { ApiError } from '@quire/service-kit'
-import { DOCUMENTS_COLLECTIONS, type DocumentRecord } from '../collections.js'
+import { DOCUMENTS_COLLECTIONS, type BulkRecord, type DocumentRecord } from '../collections.js'
 import { sha256 } from '../lib/sha256.js'
 
 /** Whose key it is: a key is the caller's own, in one definition. */
@@ -18,12 +18,12 @@ export interface IdempotencyKeys {
    * key, so a racing retry either sees the key or conflicts. Rejects with `ConflictError` when the key stayed
    * contended through every attempt; other errors of `create` pass through.
    */
-  once(
+  once<T extends DocumentRecord | BulkRecord>(
     owner: KeyOwner,
     key: string,
     body: unknown,
-    create: (tx: Transaction) => Promise<DocumentRecord>,
-  ): Promise<{ document: DocumentRecord; replayed: boolean }>
+    create: (tx: Transaction) => Promise<T>,
+  ): Promise<{ document: T; replayed: boolean }>
 }
 
 declare module 'fastify' {
@@ -47,7 +47,12 @@ const reusedKey = () =>
 function idempotencyKeys(store: RecordStore): IdempotencyKeys {
   const records = DOCUMENTS_COLLECTIONS.idempotencyKeys.in(store)
   return {
-    async once(owner, key, body, create) {
+    async once<T extends DocumentRecord | BulkRecord>(
+      owner: KeyOwner,
+      key: string,
+      body: unknown,
+      create: (tx: Transaction) => Promise<T>,
+    ) {
       const id = sha256(owner.environmentId, owner.definitionId, owner.userId, key)
       const bodyHash = sha256(JSON.stringify(body))
       for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
@@ -55,7 +60,8 @@ function idempotencyKeys(store: RecordStore): IdempotencyKeys {
         // An expired key is replaced, at the version read.
         if (previous && Date.parse(previous.expiresOn) > Date.now()) {
           if (previous.bodyHash !== bodyHash) throw reusedKey()
-          return { document: previous.document, replayed: true }
+          // The key's space is the call's: a create's key and a bulk call's (prefixed `bulk:`) never meet.
+          return { document: previous.document as T, replayed: true }
         }
         try {
           const document = await store.transaction(async (tx) => {

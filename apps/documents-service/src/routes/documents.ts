@@ -1,6 +1,8 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from '@sinclair/typebox'
 import {
+  BulkBodySchema,
+  BulkResultSchema,
   DefinitionParamsSchema,
   DeletedSchema,
   DocumentBodySchema,
@@ -16,6 +18,7 @@ import {
   Ok,
   Page,
 } from '@quire/contracts'
+import type { DocumentsConfig } from '../config.js'
 import { ifNoneMatchHits } from '../lib/if-match.js'
 import { parseListQuery } from '../lib/list-query.js'
 
@@ -30,8 +33,12 @@ const JSON_TYPE = 'application/json; charset=utf-8'
 const SerializedPage = Type.Unsafe<string>(Page(ListedDocumentSchema))
 const SerializedDocument = Type.Unsafe<string>(DocumentSchema)
 
+export interface DocumentRoutesOptions {
+  config: Pick<DocumentsConfig, 'QUIRE_BULK_BODY_LIMIT'>
+}
+
 /** `/api/v2/document-definitions/{ddId}/documents`: every member of the environment, within what they may see. */
-export const documentRoutes: FastifyPluginAsyncTypebox = async (app) => {
+export const documentRoutes: FastifyPluginAsyncTypebox<DocumentRoutesOptions> = async (app, { config }) => {
   app.addHook('onRequest', app.auth.requireEnvironment)
 
   app.get(
@@ -96,6 +103,29 @@ export const documentRoutes: FastifyPluginAsyncTypebox = async (app) => {
         .code(201)
         .header('etag', `"${document._hash}"`)
         .send({ status: 'ok' as const, data: document })
+    },
+  )
+
+  // Up to 1000 operations: the one route whose body may pass the server's limit (QUIRE_BULK_BODY_LIMIT).
+  app.post(
+    '/bulk',
+    {
+      bodyLimit: config.QUIRE_BULK_BODY_LIMIT,
+      schema: {
+        params: DefinitionParamsSchema,
+        headers: IdempotencyHeadersSchema,
+        body: BulkBodySchema,
+        response: { 200: Ok(Type.Array(BulkResultSchema)) },
+      },
+      serializerCompiler: stringifyWhole,
+    },
+    async function bulkDocuments(request, reply) {
+      const scope = request.scope
+      const definition = await app.definitions.resolve(scope, request.params.ddId)
+      const key = request.headers['idempotency-key']
+      const { results, replayed } = await app.documents.bulk(scope, definition, request.body.operations, key)
+      if (replayed) reply.header('idempotent-replayed', 'true')
+      return { status: 'ok' as const, data: results }
     },
   )
 
