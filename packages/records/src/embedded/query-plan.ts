@@ -376,9 +376,10 @@ function scan(
 /**
  * Records in index order from `start`. Past `afterId`: a unique index's key holds no `_id`, so an entry of
  * another record at `start` itself (with `after`'s values, `after` not being in a partial index) is past
- * `after` only when its `_id` is.
+ * `after` only when its `_id` is. One generator over the range, each record read as its entry is (no entry
+ * object, no generator per level).
  */
-function* load(
+function load(
   engine: Engine,
   collectionId: number,
   plan: IndexPlan,
@@ -388,24 +389,22 @@ function* load(
   afterId?: string,
 ): Generator<Row | typeof PAUSE> {
   const seen = plan.dedupe ? new Set<string>() : undefined
-  let first = true
-  for (const entry of entries(engine, plan.index, { start, end, reverse }, pacer)) {
-    if (entry === PAUSE) {
-      yield PAUSE
-      continue
-    }
-    const { key, id } = entry
+  const unique = keyedByValues(plan.index)
+  let first = afterId !== undefined
+  return range(engine.entries, { start, end, reverse }, pacer, !unique, (key, value) => {
+    const id = unique ? (value as string) : (key[key.length - 1] as string)
     engine.stats.reads++
-    const atStart = first && afterId !== undefined && sameKey(key, start)
-    first = false
-    if (afterId !== undefined && (id === afterId || (atStart && (reverse ? id > afterId : id < afterId)))) continue
+    if (afterId !== undefined) {
+      const atStart = first && sameKey(key, start)
+      first = false
+      if (id === afterId || (atStart && (reverse ? id > afterId : id < afterId))) return undefined
+    }
     if (seen) {
-      if (seen.has(id)) continue
+      if (seen.has(id)) return undefined
       seen.add(id)
     }
-    const row = read(engine, collectionId, id)
-    if (row) yield row
-  }
+    return read(engine, collectionId, id)
+  })
 }
 
 function read(engine: Engine, collectionId: number, id: string): Row | undefined {
