@@ -1,0 +1,4582 @@
+// Generated from the gateway's OpenAPI document by scripts/generate.mjs: do not edit.
+
+export interface paths {
+  '/api/v2/document-definitions': {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    /** List definitions */
+    get: operations['listDefinitions']
+    put?: never
+    /** Create definition */
+    post: operations['createDefinition']
+    delete?: never
+    options?: never
+    head?: never
+    patch?: never
+    trace?: never
+  }
+  '/api/v2/document-definitions/{ddId}': {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    /** Get definition */
+    get: operations['getDefinition']
+    /** Replace definition */
+    put: operations['replaceDefinition']
+    post?: never
+    /** Delete definition */
+    delete: operations['deleteDefinition']
+    options?: never
+    head?: never
+    /** Patch definition */
+    patch: operations['patchDefinition']
+    trace?: never
+  }
+  '/api/v2/document-definitions/{ddId}/documents': {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    /** List documents */
+    get: operations['listDocuments']
+    put?: never
+    post?: never
+    delete?: never
+    options?: never
+    head?: never
+    patch?: never
+    trace?: never
+  }
+  '/api/v2/document-definitions/{ddId}/documents/{id}': {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    /** Get document */
+    get: operations['getDocument']
+    /** Replace document */
+    put: operations['replaceDocument']
+    post?: never
+    /** Delete document */
+    delete: operations['deleteDocument']
+    options?: never
+    head?: never
+    /** Patch document */
+    patch: operations['patchDocument']
+    trace?: never
+  }
+  '/api/v2/document-definitions/{ddId}/documents/new': {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    get?: never
+    put?: never
+    /** Create document */
+    post: operations['createDocument']
+    delete?: never
+    options?: never
+    head?: never
+    patch?: never
+    trace?: never
+  }
+  '/api/v2/document-definitions/{ddId}/documents/bulk': {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    get?: never
+    put?: never
+    /** Bulk documents */
+    post: operations['bulkDocuments']
+    delete?: never
+    options?: never
+    head?: never
+    patch?: never
+    trace?: never
+  }
+  '/api/v2/document-definitions/{ddId}/documents/{id}/attachments': {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    get?: never
+    /** Save attachments */
+    put: operations['saveAttachmentsPut']
+    /** Save attachments */
+    post: operations['saveAttachments']
+    delete?: never
+    options?: never
+    head?: never
+    patch?: never
+    trace?: never
+  }
+  '/api/v2/document-definitions/{ddId}/documents/{id}/attachments/{attachmentId}': {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    /** Download attachment */
+    get: operations['downloadAttachment']
+    put?: never
+    post?: never
+    /** Remove attachment */
+    delete: operations['removeAttachment']
+    options?: never
+    /** Download attachment */
+    head: operations['downloadAttachmentHead']
+    patch?: never
+    trace?: never
+  }
+  '/api/v2/documents/copyAttachments': {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    get?: never
+    put?: never
+    /** Copy attachments */
+    post: operations['copyAttachments']
+    delete?: never
+    options?: never
+    head?: never
+    patch?: never
+    trace?: never
+  }
+  '/auth/login': {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    get?: never
+    put?: never
+    /** Login */
+    post: operations['login']
+    delete?: never
+    options?: never
+    head?: never
+    patch?: never
+    trace?: never
+  }
+  '/auth/reset-password': {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    get?: never
+    put?: never
+    /** Request password reset */
+    post: operations['requestPasswordReset']
+    delete?: never
+    options?: never
+    head?: never
+    patch?: never
+    trace?: never
+  }
+  '/auth/reset-password/confirm': {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    get?: never
+    put?: never
+    /** Confirm password reset */
+    post: operations['confirmPasswordReset']
+    delete?: never
+    options?: never
+    head?: never
+    patch?: never
+    trace?: never
+  }
+  '/auth/2fa/setup': {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    get?: never
+    put?: never
+    /** Setup two factor */
+    post: operations['setupTwoFactor']
+    delete?: never
+    options?: never
+    head?: never
+    patch?: never
+    trace?: never
+  }
+  '/auth/2fa/enable': {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    get?: never
+    put?: never
+    /** Enable two factor */
+    post: operations['enableTwoFactor']
+    delete?: never
+    options?: never
+    head?: never
+    patch?: never
+    trace?: never
+  }
+  '/auth/2fa/disable': {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    get?: never
+    put?: never
+    /** Disable two factor */
+    post: operations['disableTwoFactor']
+    delete?: never
+    options?: never
+    head?: never
+    patch?: never
+    trace?: never
+  }
+  '/auth/2fa/recovery-codes': {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    get?: never
+    put?: never
+    /** Regenerate recovery codes */
+    post: operations['regenerateRecoveryCodes']
+    delete?: never
+    options?: never
+    head?: never
+    patch?: never
+    trace?: never
+  }
+  '/auth/password': {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    get?: never
+    put?: never
+    /** Change password */
+    post: operations['changePassword']
+    delete?: never
+    options?: never
+    head?: never
+    patch?: never
+    trace?: never
+  }
+  '/auth/sign-out-everywhere': {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    get?: never
+    put?: never
+    /** Sign out everywhere */
+    post: operations['signOutEverywhere']
+    delete?: never
+    options?: never
+    head?: never
+    patch?: never
+    trace?: never
+  }
+  '/auth/reset-2FA': {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    get?: never
+    put?: never
+    /** Reset two factor */
+    post: operations['resetTwoFactor']
+    delete?: never
+    options?: never
+    head?: never
+    patch?: never
+    trace?: never
+  }
+  '/api/v2/auth/login': {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    get?: never
+    put?: never
+    /** Login */
+    post: operations['loginApiV2']
+    delete?: never
+    options?: never
+    head?: never
+    patch?: never
+    trace?: never
+  }
+  '/api/v2/auth/reset-password': {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    get?: never
+    put?: never
+    /** Request password reset */
+    post: operations['requestPasswordResetApiV2']
+    delete?: never
+    options?: never
+    head?: never
+    patch?: never
+    trace?: never
+  }
+  '/api/v2/auth/reset-password/confirm': {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    get?: never
+    put?: never
+    /** Confirm password reset */
+    post: operations['confirmPasswordResetApiV2']
+    delete?: never
+    options?: never
+    head?: never
+    patch?: never
+    trace?: never
+  }
+  '/api/v2/auth/2fa/setup': {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    get?: never
+    put?: never
+    /** Setup two factor */
+    post: operations['setupTwoFactorApiV2']
+    delete?: never
+    options?: never
+    head?: never
+    patch?: never
+    trace?: never
+  }
+  '/api/v2/auth/2fa/enable': {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    get?: never
+    put?: never
+    /** Enable two factor */
+    post: operations['enableTwoFactorApiV2']
+    delete?: never
+    options?: never
+    head?: never
+    patch?: never
+    trace?: never
+  }
+  '/api/v2/auth/2fa/disable': {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    get?: never
+    put?: never
+    /** Disable two factor */
+    post: operations['disableTwoFactorApiV2']
+    delete?: never
+    options?: never
+    head?: never
+    patch?: never
+    trace?: never
+  }
+  '/api/v2/auth/2fa/recovery-codes': {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    get?: never
+    put?: never
+    /** Regenerate recovery codes */
+    post: operations['regenerateRecoveryCodesApiV2']
+    delete?: never
+    options?: never
+    head?: never
+    patch?: never
+    trace?: never
+  }
+  '/api/v2/auth/password': {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    get?: never
+    put?: never
+    /** Change password */
+    post: operations['changePasswordApiV2']
+    delete?: never
+    options?: never
+    head?: never
+    patch?: never
+    trace?: never
+  }
+  '/api/v2/auth/sign-out-everywhere': {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    get?: never
+    put?: never
+    /** Sign out everywhere */
+    post: operations['signOutEverywhereApiV2']
+    delete?: never
+    options?: never
+    head?: never
+    patch?: never
+    trace?: never
+  }
+  '/api/v2/auth/reset-2FA': {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    get?: never
+    put?: never
+    /** Reset two factor */
+    post: operations['resetTwoFactorApiV2']
+    delete?: never
+    options?: never
+    head?: never
+    patch?: never
+    trace?: never
+  }
+  '/api/v2/users': {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    /** List users */
+    get: operations['listUsers']
+    put?: never
+    /** Create user */
+    post: operations['createUser']
+    delete?: never
+    options?: never
+    head?: never
+    patch?: never
+    trace?: never
+  }
+  '/api/v2/users/{userId}': {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    /** Get user */
+    get: operations['getUser']
+    put?: never
+    post?: never
+    delete?: never
+    options?: never
+    head?: never
+    /** Update user */
+    patch: operations['updateUser']
+    trace?: never
+  }
+  '/api/v2/users/{userId}/reference-data': {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    /** Get reference data */
+    get: operations['getReferenceData']
+    put?: never
+    post?: never
+    delete?: never
+    options?: never
+    head?: never
+    patch?: never
+    trace?: never
+  }
+  '/api/v2/users/{userId}/long-lived-tokens': {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    /** List long lived tokens */
+    get: operations['listLongLivedTokens']
+    put?: never
+    /** Create long lived token */
+    post: operations['createLongLivedToken']
+    delete?: never
+    options?: never
+    head?: never
+    patch?: never
+    trace?: never
+  }
+  '/api/v2/users/{userId}/long-lived-tokens/{tokenId}': {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    get?: never
+    put?: never
+    post?: never
+    /** Revoke long lived token */
+    delete: operations['revokeLongLivedToken']
+    options?: never
+    head?: never
+    patch?: never
+    trace?: never
+  }
+  '/api/v2/environments': {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    /** List environments */
+    get: operations['listEnvironments']
+    put?: never
+    /** Create environment */
+    post: operations['createEnvironment']
+    delete?: never
+    options?: never
+    head?: never
+    patch?: never
+    trace?: never
+  }
+  '/api/v2/environments/{environmentId}': {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    /** Get environment */
+    get: operations['getEnvironment']
+    put?: never
+    post?: never
+    /** Delete environment */
+    delete: operations['deleteEnvironment']
+    options?: never
+    head?: never
+    /** Update environment */
+    patch: operations['updateEnvironment']
+    trace?: never
+  }
+  '/api/v2/packages': {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    /** List packages */
+    get: operations['listPackages']
+    put?: never
+    /** Create package */
+    post: operations['createPackage']
+    delete?: never
+    options?: never
+    head?: never
+    patch?: never
+    trace?: never
+  }
+  '/api/v2/packages/{packageId}/versions': {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    get?: never
+    put?: never
+    /** Add version */
+    post: operations['addVersion']
+    delete?: never
+    options?: never
+    head?: never
+    patch?: never
+    trace?: never
+  }
+  '/api/v2/packages/{packageId}/versions/{versionId}': {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    get?: never
+    put?: never
+    post?: never
+    delete?: never
+    options?: never
+    head?: never
+    /** Update version */
+    patch: operations['updateVersion']
+    trace?: never
+  }
+  '/api/v2/packages/installations': {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    /** List installations */
+    get: operations['listInstallations']
+    put?: never
+    /** Install package */
+    post: operations['installPackage']
+    delete?: never
+    options?: never
+    head?: never
+    patch?: never
+    trace?: never
+  }
+  '/api/v2/packages/installations/{packageId}': {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    get?: never
+    put?: never
+    post?: never
+    /** Remove installation */
+    delete: operations['removeInstallation']
+    options?: never
+    head?: never
+    patch?: never
+    trace?: never
+  }
+  '/api/v2/usage-statistics/active-users': {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    /** Active users */
+    get: operations['activeUsers']
+    put?: never
+    post?: never
+    delete?: never
+    options?: never
+    head?: never
+    patch?: never
+    trace?: never
+  }
+}
+export type webhooks = Record<string, never>
+export interface components {
+  schemas: {
+    ErrorBody: {
+      /** @constant */
+      status: 'error'
+      error:
+        | 'environment_id_missing'
+        | 'validation_error'
+        | 'invalid_query'
+        | 'invalid_value_path'
+        | 'parallel_arrays'
+        | 'unauthorized'
+        | 'two_factor_required'
+        | 'forbidden'
+        | 'document_definition_not_found_for_id_or_name'
+        | 'document_not_found'
+        | 'user_not_found'
+        | 'attachment_not_found'
+        | 'package_not_found'
+        | 'token_not_found'
+        | 'not_found'
+        | 'duplicate_external_id'
+        | 'duplicate_name'
+        | 'duplicate_username'
+        | 'precondition_failed'
+        | 'payload_too_large'
+        | 'unsupported_media_type'
+        | 'rate_limited'
+        | 'internal_error'
+        | 'service_unavailable'
+      description: string
+      userDescription: string
+      message: string
+    }
+  }
+  responses: never
+  parameters: never
+  requestBodies: never
+  headers: never
+  pathItems: never
+}
+export type $defs = Record<string, never>
+export interface operations {
+  listDefinitions: {
+    parameters: {
+      query?: {
+        limit?: number
+        after?: string
+      }
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    requestBody?: never
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': {
+            /** @enum {string} */
+            status: 'ok'
+            data: {
+              _id: string
+              /** Format: date-time */
+              _createdOn: string
+              _createdByUserId: string
+              /** Format: date-time */
+              _lastModifiedOn: string
+              _lastModifiedByUserId: string
+              _environmentId: string
+              _hash: string
+              status: string
+              name: string
+              label?: string
+              description?: string
+              fields?: {
+                [key: string]: {
+                  type: 'string' | 'number' | 'boolean' | 'date' | 'object' | 'array' | 'attachment' | 'location'
+                  required?: boolean
+                }
+              }
+              indexes?: {
+                fields: {
+                  [key: string]: 1 | -1
+                }
+                unique?: boolean
+                state?: 'building' | 'ready'
+              }[]
+              _permissions: {
+                fullPermissions: boolean
+                userActionPermissions: string[]
+              }
+            }[]
+            pagination: {
+              hasPrevious: boolean
+              hasNext: boolean
+              /** @enum {string} */
+              type: 'cursor'
+              next?: string
+              total?: number
+            }
+          }
+        }
+      }
+      /** @description The request was refused: see `error` for why */
+      '4XX': {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorBody']
+        }
+      }
+      /** @description The server failed or is unavailable */
+      '5XX': {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorBody']
+        }
+      }
+    }
+  }
+  createDefinition: {
+    parameters: {
+      query?: {
+        sourceId?: string
+      }
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    requestBody: {
+      content: {
+        'application/json': {
+          name?: string
+          label?: string
+          description?: string
+          fields?: {
+            [key: string]: {
+              type: 'string' | 'number' | 'boolean' | 'date' | 'object' | 'array' | 'attachment' | 'location'
+              required?: boolean
+            }
+          }
+          indexes?: {
+            fields: {
+              [key: string]: 1 | -1
+            }
+            unique?: boolean
+          }[]
+          clientDocument?: {
+            id?: string
+          }
+          actionInfo?: {
+            id?: string
+          }
+          actionType?: string
+          ddId?: string
+          workflowId?: string
+          value?: {
+            id?: string
+          }
+          documentDefinitions?: unknown
+        }
+      }
+    }
+    responses: {
+      /** @description Default Response */
+      201: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': {
+            /** @enum {string} */
+            status: 'ok'
+            data: {
+              _id: string
+              /** Format: date-time */
+              _createdOn: string
+              _createdByUserId: string
+              /** Format: date-time */
+              _lastModifiedOn: string
+              _lastModifiedByUserId: string
+              _environmentId: string
+              _hash: string
+              status: string
+              name: string
+              label?: string
+              description?: string
+              fields?: {
+                [key: string]: {
+                  type: 'string' | 'number' | 'boolean' | 'date' | 'object' | 'array' | 'attachment' | 'location'
+                  required?: boolean
+                }
+              }
+              indexes?: {
+                fields: {
+                  [key: string]: 1 | -1
+                }
+                unique?: boolean
+                state?: 'building' | 'ready'
+              }[]
+              _permissions: {
+                fullPermissions: boolean
+                userActionPermissions: string[]
+              }
+            }
+          }
+        }
+      }
+      /** @description The request was refused: see `error` for why */
+      '4XX': {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorBody']
+        }
+      }
+      /** @description The server failed or is unavailable */
+      '5XX': {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorBody']
+        }
+      }
+    }
+  }
+  getDefinition: {
+    parameters: {
+      query?: never
+      header?: never
+      path: {
+        ddId: string
+      }
+      cookie?: never
+    }
+    requestBody?: never
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': {
+            /** @enum {string} */
+            status: 'ok'
+            data: {
+              _id: string
+              /** Format: date-time */
+              _createdOn: string
+              _createdByUserId: string
+              /** Format: date-time */
+              _lastModifiedOn: string
+              _lastModifiedByUserId: string
+              _environmentId: string
+              _hash: string
+              status: string
+              name: string
+              label?: string
+              description?: string
+              fields?: {
+                [key: string]: {
+                  type: 'string' | 'number' | 'boolean' | 'date' | 'object' | 'array' | 'attachment' | 'location'
+                  required?: boolean
+                }
+              }
+              indexes?: {
+                fields: {
+                  [key: string]: 1 | -1
+                }
+                unique?: boolean
+                state?: 'building' | 'ready'
+              }[]
+              _permissions: {
+                fullPermissions: boolean
+                userActionPermissions: string[]
+              }
+            }
+          }
+        }
+      }
+      /** @description The request was refused: see `error` for why */
+      '4XX': {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorBody']
+        }
+      }
+      /** @description The server failed or is unavailable */
+      '5XX': {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorBody']
+        }
+      }
+    }
+  }
+  replaceDefinition: {
+    parameters: {
+      query?: never
+      header?: never
+      path: {
+        ddId: string
+      }
+      cookie?: never
+    }
+    requestBody: {
+      content: {
+        'application/json': {
+          name: string
+          label?: string
+          description?: string
+          fields?: {
+            [key: string]: {
+              type: 'string' | 'number' | 'boolean' | 'date' | 'object' | 'array' | 'attachment' | 'location'
+              required?: boolean
+            }
+          }
+          indexes?: {
+            fields: {
+              [key: string]: 1 | -1
+            }
+            unique?: boolean
+          }[]
+        }
+      }
+    }
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': {
+            /** @enum {string} */
+            status: 'ok'
+            data: {
+              _id: string
+              /** Format: date-time */
+              _createdOn: string
+              _createdByUserId: string
+              /** Format: date-time */
+              _lastModifiedOn: string
+              _lastModifiedByUserId: string
+              _environmentId: string
+              _hash: string
+              status: string
+              name: string
+              label?: string
+              description?: string
+              fields?: {
+                [key: string]: {
+                  type: 'string' | 'number' | 'boolean' | 'date' | 'object' | 'array' | 'attachment' | 'location'
+                  required?: boolean
+                }
+              }
+              indexes?: {
+                fields: {
+                  [key: string]: 1 | -1
+                }
+                unique?: boolean
+                state?: 'building' | 'ready'
+              }[]
+              _permissions: {
+                fullPermissions: boolean
+                userActionPermissions: string[]
+              }
+            }
+          }
+        }
+      }
+      /** @description The request was refused: see `error` for why */
+      '4XX': {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorBody']
+        }
+      }
+      /** @description The server failed or is unavailable */
+      '5XX': {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorBody']
+        }
+      }
+    }
+  }
+  deleteDefinition: {
+    parameters: {
+      query?: {
+        force?: boolean
+      }
+      header?: never
+      path: {
+        ddId: string
+      }
+      cookie?: never
+    }
+    requestBody?: never
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': {
+            /** @enum {string} */
+            status: 'ok'
+            data: {
+              _id: string
+              /** @enum {boolean} */
+              deleted: true
+            }
+          }
+        }
+      }
+      /** @description The request was refused: see `error` for why */
+      '4XX': {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorBody']
+        }
+      }
+      /** @description The server failed or is unavailable */
+      '5XX': {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorBody']
+        }
+      }
+    }
+  }
+  patchDefinition: {
+    parameters: {
+      query?: never
+      header?: never
+      path: {
+        ddId: string
+      }
+      cookie?: never
+    }
+    requestBody: {
+      content: {
+        'application/json': {
+          name?: string
+          label?: string | null
+          description?: string | null
+          fields?: {
+            [key: string]: {
+              type: 'string' | 'number' | 'boolean' | 'date' | 'object' | 'array' | 'attachment' | 'location'
+              required?: boolean
+            }
+          } | null
+          indexes?:
+            | {
+                fields: {
+                  [key: string]: 1 | -1
+                }
+                unique?: boolean
+              }[]
+            | null
+        }
+      }
+    }
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': {
+            /** @enum {string} */
+            status: 'ok'
+            data: {
+              _id: string
+              /** Format: date-time */
+              _createdOn: string
+              _createdByUserId: string
+              /** Format: date-time */
+              _lastModifiedOn: string
+              _lastModifiedByUserId: string
+              _environmentId: string
+              _hash: string
+              status: string
+              name: string
+              label?: string
+              description?: string
+              fields?: {
+                [key: string]: {
+                  type: 'string' | 'number' | 'boolean' | 'date' | 'object' | 'array' | 'attachment' | 'location'
+                  required?: boolean
+                }
+              }
+              indexes?: {
+                fields: {
+                  [key: string]: 1 | -1
+                }
+                unique?: boolean
+                state?: 'building' | 'ready'
+              }[]
+              _permissions: {
+                fullPermissions: boolean
+                userActionPermissions: string[]
+              }
+            }
+          }
+        }
+      }
+      /** @description The request was refused: see `error` for why */
+      '4XX': {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorBody']
+        }
+      }
+      /** @description The server failed or is unavailable */
+      '5XX': {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorBody']
+        }
+      }
+    }
+  }
+  listDocuments: {
+    parameters: {
+      query?: {
+        query?: string
+        sort?: string
+        fields?: string
+        exclude?: string
+        options?: string
+        limit?: number
+        skip?: number
+        after?: string
+        count?: boolean
+      }
+      header?: never
+      path: {
+        ddId: string
+      }
+      cookie?: never
+    }
+    requestBody?: never
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': {
+            /** @enum {string} */
+            status: 'ok'
+            data: ({
+              _id: string
+            } & {
+              [key: string]: unknown
+            })[]
+            pagination: {
+              hasPrevious: boolean
+              hasNext: boolean
+              /** @enum {string} */
+              type: 'cursor'
+              next?: string
+              total?: number
+            }
+          }
+        }
+      }
+      /** @description The request was refused: see `error` for why */
+      '4XX': {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorBody']
+        }
+      }
+      /** @description The server failed or is unavailable */
+      '5XX': {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorBody']
+        }
+      }
+    }
+  }
+  getDocument: {
+    parameters: {
+      query?: never
+      header?: {
+        'if-none-match'?: string
+      }
+      path: {
+        ddId: string
+        id: string
+      }
+      cookie?: never
+    }
+    requestBody?: never
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': {
+            _id: string
+            /** Format: date-time */
+            _createdOn: string
+            _createdByUserId: string
+            /** Format: date-time */
+            _lastModifiedOn: string
+            _lastModifiedByUserId: string
+            _environmentId: string
+            _hash: string
+            status: string
+            _documentDefinitionId: string
+            accessGroups: string[]
+            externalId?: string
+            _permissions: {
+              fullPermissions: boolean
+              userActionPermissions: string[]
+            }
+          } & {
+            [key: string]: unknown
+          }
+        }
+      }
+      /** @description Not modified: the copy named by If-None-Match is current */
+      304: {
+        headers: {
+          [name: string]: unknown
+        }
+        content?: never
+      }
+      /** @description The request was refused: see `error` for why */
+      '4XX': {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorBody']
+        }
+      }
+      /** @description The server failed or is unavailable */
+      '5XX': {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorBody']
+        }
+      }
+    }
+  }
+  replaceDocument: {
+    parameters: {
+      query?: never
+      header?: {
+        'if-match'?: string
+      }
+      path: {
+        ddId: string
+        id: string
+      }
+      cookie?: never
+    }
+    requestBody: {
+      content: {
+        'application/json': {
+          status?: string
+          accessGroups?: string[]
+          externalId?: string
+        } & {
+          [key: string]: unknown
+        }
+      }
+    }
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': {
+            /** @enum {string} */
+            status: 'ok'
+            data: {
+              _id: string
+              /** Format: date-time */
+              _createdOn: string
+              _createdByUserId: string
+              /** Format: date-time */
+              _lastModifiedOn: string
+              _lastModifiedByUserId: string
+              _environmentId: string
+              _hash: string
+              status: string
+              _documentDefinitionId: string
+              accessGroups: string[]
+              externalId?: string
+              _permissions: {
+                fullPermissions: boolean
+                userActionPermissions: string[]
+              }
+            } & {
+              [key: string]: unknown
+            }
+          }
+        }
+      }
+      /** @description The request was refused: see `error` for why */
+      '4XX': {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorBody']
+        }
+      }
+      /** @description The server failed or is unavailable */
+      '5XX': {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorBody']
+        }
+      }
+    }
+  }
+  deleteDocument: {
+    parameters: {
+      query?: never
+      header?: {
+        'if-match'?: string
+      }
+      path: {
+        ddId: string
+        id: string
+      }
+      cookie?: never
+    }
+    requestBody?: never
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': {
+            /** @enum {string} */
+            status: 'ok'
+            data: {
+              _id: string
+              /** @enum {boolean} */
+              deleted: true
+            }
+          }
+        }
+      }
+      /** @description The request was refused: see `error` for why */
+      '4XX': {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorBody']
+        }
+      }
+      /** @description The server failed or is unavailable */
+      '5XX': {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorBody']
+        }
+      }
+    }
+  }
+  patchDocument: {
+    parameters: {
+      query?: never
+      header?: {
+        'if-match'?: string
+      }
+      path: {
+        ddId: string
+        id: string
+      }
+      cookie?: never
+    }
+    requestBody: {
+      content: {
+        'application/json': {
+          status?: string | null
+          accessGroups?: string[] | null
+          externalId?: string | null
+        } & {
+          [key: string]: unknown
+        }
+      }
+    }
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': {
+            /** @enum {string} */
+            status: 'ok'
+            data: {
+              _id: string
+              /** Format: date-time */
+              _createdOn: string
+              _createdByUserId: string
+              /** Format: date-time */
+              _lastModifiedOn: string
+              _lastModifiedByUserId: string
+              _environmentId: string
+              _hash: string
+              status: string
+              _documentDefinitionId: string
+              accessGroups: string[]
+              externalId?: string
+              _permissions: {
+                fullPermissions: boolean
+                userActionPermissions: string[]
+              }
+            } & {
+              [key: string]: unknown
+            }
+          }
+        }
+      }
+      /** @description The request was refused: see `error` for why */
+      '4XX': {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorBody']
+        }
+      }
+      /** @description The server failed or is unavailable */
+      '5XX': {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorBody']
+        }
+      }
+    }
+  }
+  createDocument: {
+    parameters: {
+      query?: never
+      header?: {
+        'idempotency-key'?: string
+      }
+      path: {
+        ddId: string
+      }
+      cookie?: never
+    }
+    requestBody: {
+      content: {
+        'application/json': {
+          status?: string
+          accessGroups?: string[]
+          externalId?: string
+        } & {
+          [key: string]: unknown
+        }
+      }
+    }
+    responses: {
+      /** @description Default Response */
+      201: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': {
+            /** @enum {string} */
+            status: 'ok'
+            data: {
+              _id: string
+              /** Format: date-time */
+              _createdOn: string
+              _createdByUserId: string
+              /** Format: date-time */
+              _lastModifiedOn: string
+              _lastModifiedByUserId: string
+              _environmentId: string
+              _hash: string
+              status: string
+              _documentDefinitionId: string
+              accessGroups: string[]
+              externalId?: string
+              _permissions: {
+                fullPermissions: boolean
+                userActionPermissions: string[]
+              }
+            } & {
+              [key: string]: unknown
+            }
+          }
+        }
+      }
+      /** @description The request was refused: see `error` for why */
+      '4XX': {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorBody']
+        }
+      }
+      /** @description The server failed or is unavailable */
+      '5XX': {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorBody']
+        }
+      }
+    }
+  }
+  bulkDocuments: {
+    parameters: {
+      query?: never
+      header?: {
+        'idempotency-key'?: string
+      }
+      path: {
+        ddId: string
+      }
+      cookie?: never
+    }
+    requestBody: {
+      content: {
+        'application/json': {
+          operations: (
+            | {
+                /** @enum {string} */
+                op: 'create'
+                body?: {
+                  status?: string
+                  accessGroups?: string[]
+                  externalId?: string
+                } & {
+                  [key: string]: unknown
+                }
+              }
+            | {
+                /** @enum {string} */
+                op: 'update'
+                id: string
+                body: {
+                  status?: string
+                  accessGroups?: string[]
+                  externalId?: string
+                } & {
+                  [key: string]: unknown
+                }
+                ifMatch?: string
+              }
+            | {
+                /** @enum {string} */
+                op: 'patch'
+                id: string
+                body: {
+                  status?: string | null
+                  accessGroups?: string[] | null
+                  externalId?: string | null
+                } & {
+                  [key: string]: unknown
+                }
+                ifMatch?: string
+              }
+            | {
+                /** @enum {string} */
+                op: 'delete'
+                id: string
+                ifMatch?: string
+              }
+          )[]
+        }
+      }
+    }
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': {
+            /** @enum {string} */
+            status: 'ok'
+            data: {
+              op: 'create' | 'update' | 'patch' | 'delete'
+              _id: string
+              _hash?: string
+              /** @enum {boolean} */
+              deleted?: true
+            }[]
+          }
+        }
+      }
+      /** @description The request was refused: see `error` for why */
+      '4XX': {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorBody']
+        }
+      }
+      /** @description The server failed or is unavailable */
+      '5XX': {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorBody']
+        }
+      }
+    }
+  }
+  saveAttachmentsPut: {
+    parameters: {
+      query: {
+        valuePath: string
+        actionType?: string
+        shouldUpdateDocument?: boolean
+      }
+      header?: never
+      path: {
+        ddId: string
+        id: string
+      }
+      cookie?: never
+    }
+    requestBody?: never
+    responses: {
+      /** @description Default Response */
+      201: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': {
+            /** @enum {string} */
+            status: 'ok'
+            data: {
+              attachments: {
+                _id: string
+                _fileName: string
+                _size: number
+                _contentType: string
+                store: 'file' | 'image'
+                _width?: number
+                _height?: number
+                _sha256?: string
+                /** Format: date-time */
+                _createdOn: string
+                _createdByUserId: string
+              }[]
+              document?: {
+                _id: string
+                /** Format: date-time */
+                _createdOn: string
+                _createdByUserId: string
+                /** Format: date-time */
+                _lastModifiedOn: string
+                _lastModifiedByUserId: string
+                _environmentId: string
+                _hash: string
+                status: string
+                _documentDefinitionId: string
+                accessGroups: string[]
+                externalId?: string
+                _permissions: {
+                  fullPermissions: boolean
+                  userActionPermissions: string[]
+                }
+              } & {
+                [key: string]: unknown
+              }
+            }
+          }
+        }
+      }
+      /** @description The request was refused: see `error` for why */
+      '4XX': {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorBody']
+        }
+      }
+      /** @description The server failed or is unavailable */
+      '5XX': {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorBody']
+        }
+      }
+    }
+  }
+  saveAttachments: {
+    parameters: {
+      query: {
+        valuePath: string
+        actionType?: string
+        shouldUpdateDocument?: boolean
+      }
+      header?: never
+      path: {
+        ddId: string
+        id: string
+      }
+      cookie?: never
+    }
+    requestBody?: never
+    responses: {
+      /** @description Default Response */
+      201: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': {
+            /** @enum {string} */
+            status: 'ok'
+            data: {
+              attachments: {
+                _id: string
+                _fileName: string
+                _size: number
+                _contentType: string
+                store: 'file' | 'image'
+                _width?: number
+                _height?: number
+                _sha256?: string
+                /** Format: date-time */
+                _createdOn: string
+                _createdByUserId: string
+              }[]
+              document?: {
+                _id: string
+                /** Format: date-time */
+                _createdOn: string
+                _createdByUserId: string
+                /** Format: date-time */
+                _lastModifiedOn: string
+                _lastModifiedByUserId: string
+                _environmentId: string
+                _hash: string
+                status: string
+                _documentDefinitionId: string
+                accessGroups: string[]
+                externalId?: string
+                _permissions: {
+                  fullPermissions: boolean
+                  userActionPermissions: string[]
+                }
+              } & {
+                [key: string]: unknown
+              }
+            }
+          }
+        }
+      }
+      /** @description The request was refused: see `error` for why */
+      '4XX': {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorBody']
+        }
+      }
+      /** @description The server failed or is unavailable */
+      '5XX': {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorBody']
+        }
+      }
+    }
+  }
+  downloadAttachment: {
+    parameters: {
+      query?: never
+      header?: {
+        range?: string
+        'if-range'?: string
+        'if-none-match'?: string
+      }
+      path: {
+        ddId: string
+        id: string
+        attachmentId: string
+      }
+      cookie?: never
+    }
+    requestBody?: never
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': string
+        }
+      }
+      /** @description Default Response */
+      206: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': string
+        }
+      }
+      /** @description Not modified: the copy named by If-None-Match is current */
+      304: {
+        headers: {
+          [name: string]: unknown
+        }
+        content?: never
+      }
+      /** @description The request was refused: see `error` for why */
+      '4XX': {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorBody']
+        }
+      }
+      /** @description The server failed or is unavailable */
+      '5XX': {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorBody']
+        }
+      }
+    }
+  }
+  removeAttachment: {
+    parameters: {
+      query?: never
+      header?: never
+      path: {
+        ddId: string
+        id: string
+        attachmentId: string
+      }
+      cookie?: never
+    }
+    requestBody?: never
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': {
+            /** @enum {string} */
+            status: 'ok'
+            data: {
+              _id: string
+              /** @enum {boolean} */
+              deleted: true
+              document: {
+                _id: string
+                /** Format: date-time */
+                _createdOn: string
+                _createdByUserId: string
+                /** Format: date-time */
+                _lastModifiedOn: string
+                _lastModifiedByUserId: string
+                _environmentId: string
+                _hash: string
+                status: string
+                _documentDefinitionId: string
+                accessGroups: string[]
+                externalId?: string
+                _permissions: {
+                  fullPermissions: boolean
+                  userActionPermissions: string[]
+                }
+              } & {
+                [key: string]: unknown
+              }
+            }
+          }
+        }
+      }
+      /** @description The request was refused: see `error` for why */
+      '4XX': {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorBody']
+        }
+      }
+      /** @description The server failed or is unavailable */
+      '5XX': {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorBody']
+        }
+      }
+    }
+  }
+  downloadAttachmentHead: {
+    parameters: {
+      query?: never
+      header?: {
+        range?: string
+        'if-range'?: string
+        'if-none-match'?: string
+      }
+      path: {
+        ddId: string
+        id: string
+        attachmentId: string
+      }
+      cookie?: never
+    }
+    requestBody?: never
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': string
+        }
+      }
+      /** @description Default Response */
+      206: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': string
+        }
+      }
+      /** @description Not modified: the copy named by If-None-Match is current */
+      304: {
+        headers: {
+          [name: string]: unknown
+        }
+        content?: never
+      }
+      /** @description The request was refused: see `error` for why */
+      '4XX': {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorBody']
+        }
+      }
+      /** @description The server failed or is unavailable */
+      '5XX': {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorBody']
+        }
+      }
+    }
+  }
+  copyAttachments: {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    requestBody: {
+      content: {
+        'application/json': {
+          source: {
+            ddName: string
+            _id?: string
+            externalId?: string
+            valuePath: string
+            fileNames?: string[]
+            fileIds?: string[]
+          }
+          target: {
+            ddName: string
+            _id?: string
+            externalId?: string
+            valuePath: string
+          }
+        }[]
+      }
+    }
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': {
+            /** @enum {string} */
+            status: 'ok'
+            data: {
+              source: {
+                ddName: string
+                _id?: string
+                externalId?: string
+                valuePath: string
+                fileNames?: string[]
+                fileIds?: string[]
+              }
+              target: {
+                ddName: string
+                _id?: string
+                externalId?: string
+                valuePath: string
+              }
+              attachments: {
+                _id: string
+                _fileName: string
+                _size: number
+                _contentType: string
+                store: 'file' | 'image'
+                _width?: number
+                _height?: number
+                _sha256?: string
+                /** Format: date-time */
+                _createdOn: string
+                _createdByUserId: string
+              }[]
+            }[]
+          }
+        }
+      }
+      /** @description The request was refused: see `error` for why */
+      '4XX': {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorBody']
+        }
+      }
+      /** @description The server failed or is unavailable */
+      '5XX': {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorBody']
+        }
+      }
+    }
+  }
+  login: {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    requestBody: {
+      content: {
+        'application/json': {
+          username: string
+          password: string
+          code?: string
+        }
+      }
+    }
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': {
+            /** @enum {string} */
+            status: 'ok'
+            data: {
+              accessToken: string
+              /** @enum {string} */
+              tokenType: 'Bearer'
+              expiresIn: number
+              userId: string
+            }
+          }
+        }
+      }
+      /** @description The request was refused: see `error` for why */
+      '4XX': {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorBody']
+        }
+      }
+      /** @description The server failed or is unavailable */
+      '5XX': {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorBody']
+        }
+      }
+    }
+  }
+  requestPasswordReset: {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    requestBody: {
+      content: {
+        'application/json': {
+          email?: string
+          username?: string
+        }
+      }
+    }
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': {
+            /** @enum {string} */
+            status: 'ok'
+            data: {
+              /** @enum {boolean} */
+              requested: true
+            }
+          }
+        }
+      }
+      /** @description The request was refused: see `error` for why */
+      '4XX': {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorBody']
+        }
+      }
+      /** @description The server failed or is unavailable */
+      '5XX': {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorBody']
+        }
+      }
+    }
+  }
+  confirmPasswordReset: {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    requestBody: {
+      content: {
+        'application/json': {
+          token: string
+          password: string
+        }
+      }
+    }
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': {
+            /** @enum {string} */
+            status: 'ok'
+            data: {
+              userId: string
+              revokedLongLivedTokens: number
+            }
+          }
+        }
+      }
+      /** @description The request was refused: see `error` for why */
+      '4XX': {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorBody']
+        }
+      }
+      /** @description The server failed or is unavailable */
+      '5XX': {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorBody']
+        }
+      }
+    }
+  }
+  setupTwoFactor: {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    requestBody?: never
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': {
+            /** @enum {string} */
+            status: 'ok'
+            data: {
+              secret: string
+              uri: string
+            }
+          }
+        }
+      }
+      /** @description The request was refused: see `error` for why */
+      '4XX': {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorBody']
+        }
+      }
+      /** @description The server failed or is unavailable */
+      '5XX': {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorBody']
+        }
+      }
+    }
+  }
+  enableTwoFactor: {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    requestBody: {
+      content: {
+        'application/json': {
+          code: string
+          password: string
+        }
+      }
+    }
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': {
+            /** @enum {string} */
+            status: 'ok'
+            data: {
+              recoveryCodes: string[]
+            }
+          }
+        }
+      }
+      /** @description The request was refused: see `error` for why */
+      '4XX': {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorBody']
+        }
+      }
+      /** @description The server failed or is unavailable */
+      '5XX': {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorBody']
+        }
+      }
+    }
+  }
+  disableTwoFactor: {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    requestBody: {
+      content: {
+        'application/json': {
+          password: string
+        }
+      }
+    }
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': {
+            /** @enum {string} */
+            status: 'ok'
+            data: {
+              /** @enum {boolean} */
+              twoFactorEnabled: false
+            }
+          }
+        }
+      }
+      /** @description The request was refused: see `error` for why */
+      '4XX': {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorBody']
+        }
+      }
+      /** @description The server failed or is unavailable */
+      '5XX': {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorBody']
+        }
+      }
+    }
+  }
+  regenerateRecoveryCodes: {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    requestBody: {
+      content: {
+        'application/json': {
+          password: string
+        }
+      }
+    }
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': {
+            /** @enum {string} */
+            status: 'ok'
+            data: {
+              recoveryCodes: string[]
+            }
+          }
+        }
+      }
+      /** @description The request was refused: see `error` for why */
+      '4XX': {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorBody']
+        }
+      }
+      /** @description The server failed or is unavailable */
+      '5XX': {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorBody']
+        }
+      }
+    }
+  }
+  changePassword: {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    requestBody: {
+      content: {
+        'application/json': {
+          password: string
+          newPassword: string
+        }
+      }
+    }
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': {
+            /** @enum {string} */
+            status: 'ok'
+            data: {
+              accessToken: string
+              /** @enum {string} */
+              tokenType: 'Bearer'
+              expiresIn: number
+              userId: string
+              revokedLongLivedTokens: number
+            }
+          }
+        }
+      }
+      /** @description The request was refused: see `error` for why */
+      '4XX': {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorBody']
+        }
+      }
+      /** @description The server failed or is unavailable */
+      '5XX': {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorBody']
+        }
+      }
+    }
+  }
+  signOutEverywhere: {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    requestBody?: never
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': {
+            /** @enum {string} */
+            status: 'ok'
+            data: {
+              /** @enum {boolean} */
+              signedOut: true
+            }
+          }
+        }
+      }
+      /** @description The request was refused: see `error` for why */
+      '4XX': {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorBody']
+        }
+      }
+      /** @description The server failed or is unavailable */
+      '5XX': {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorBody']
+        }
+      }
+    }
+  }
+  resetTwoFactor: {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    requestBody: {
+      content: {
+        'application/json': {
+          userId: string
+        }
+      }
+    }
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': {
+            /** @enum {string} */
+            status: 'ok'
+            data: {
+              userId: string
+              /** @enum {boolean} */
+              twoFactorEnabled: false
+              revokedLongLivedTokens: number
+            }
+          }
+        }
+      }
+      /** @description The request was refused: see `error` for why */
+      '4XX': {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorBody']
+        }
+      }
+      /** @description The server failed or is unavailable */
+      '5XX': {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorBody']
+        }
+      }
+    }
+  }
+  loginApiV2: {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    requestBody: {
+      content: {
+        'application/json': {
+          username: string
+          password: string
+          code?: string
+        }
+      }
+    }
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': {
+            /** @enum {string} */
+            status: 'ok'
+            data: {
+              accessToken: string
+              /** @enum {string} */
+              tokenType: 'Bearer'
+              expiresIn: number
+              userId: string
+            }
+          }
+        }
+      }
+      /** @description The request was refused: see `error` for why */
+      '4XX': {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorBody']
+        }
+      }
+      /** @description The server failed or is unavailable */
+      '5XX': {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorBody']
+        }
+      }
+    }
+  }
+  requestPasswordResetApiV2: {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    requestBody: {
+      content: {
+        'application/json': {
+          email?: string
+          username?: string
+        }
+      }
+    }
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': {
+            /** @enum {string} */
+            status: 'ok'
+            data: {
+              /** @enum {boolean} */
+              requested: true
+            }
+          }
+        }
+      }
+      /** @description The request was refused: see `error` for why */
+      '4XX': {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorBody']
+        }
+      }
+      /** @description The server failed or is unavailable */
+      '5XX': {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorBody']
+        }
+      }
+    }
+  }
+  confirmPasswordResetApiV2: {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    requestBody: {
+      content: {
+        'application/json': {
+          token: string
+          password: string
+        }
+      }
+    }
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': {
+            /** @enum {string} */
+            status: 'ok'
+            data: {
+              userId: string
+              revokedLongLivedTokens: number
+            }
+          }
+        }
+      }
+      /** @description The request was refused: see `error` for why */
+      '4XX': {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorBody']
+        }
+      }
+      /** @description The server failed or is unavailable */
+      '5XX': {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorBody']
+        }
+      }
+    }
+  }
+  setupTwoFactorApiV2: {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    requestBody?: never
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': {
+            /** @enum {string} */
+            status: 'ok'
+            data: {
+              secret: string
+              uri: string
+            }
+          }
+        }
+      }
+      /** @description The request was refused: see `error` for why */
+      '4XX': {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorBody']
+        }
+      }
+      /** @description The server failed or is unavailable */
+      '5XX': {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorBody']
+        }
+      }
+    }
+  }
+  enableTwoFactorApiV2: {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    requestBody: {
+      content: {
+        'application/json': {
+          code: string
+          password: string
+        }
+      }
+    }
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': {
+            /** @enum {string} */
+            status: 'ok'
+            data: {
+              recoveryCodes: string[]
+            }
+          }
+        }
+      }
+      /** @description The request was refused: see `error` for why */
+      '4XX': {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorBody']
+        }
+      }
+      /** @description The server failed or is unavailable */
+      '5XX': {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorBody']
+        }
+      }
+    }
+  }
+  disableTwoFactorApiV2: {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    requestBody: {
+      content: {
+        'application/json': {
+          password: string
+        }
+      }
+    }
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': {
+            /** @enum {string} */
+            status: 'ok'
+            data: {
+              /** @enum {boolean} */
+              twoFactorEnabled: false
+            }
+          }
+        }
+      }
+      /** @description The request was refused: see `error` for why */
+      '4XX': {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorBody']
+        }
+      }
+      /** @description The server failed or is unavailable */
+      '5XX': {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorBody']
+        }
+      }
+    }
+  }
+  regenerateRecoveryCodesApiV2: {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    requestBody: {
+      content: {
+        'application/json': {
+          password: string
+        }
+      }
+    }
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': {
+            /** @enum {string} */
+            status: 'ok'
+            data: {
+              recoveryCodes: string[]
+            }
+          }
+        }
+      }
+      /** @description The request was refused: see `error` for why */
+      '4XX': {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorBody']
+        }
+      }
+      /** @description The server failed or is unavailable */
+      '5XX': {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorBody']
+        }
+      }
+    }
+  }
+  changePasswordApiV2: {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    requestBody: {
+      content: {
+        'application/json': {
+          password: string
+          newPassword: string
+        }
+      }
+    }
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': {
+            /** @enum {string} */
+            status: 'ok'
+            data: {
+              accessToken: string
+              /** @enum {string} */
+              tokenType: 'Bearer'
+              expiresIn: number
+              userId: string
+              revokedLongLivedTokens: number
+            }
+          }
+        }
+      }
+      /** @description The request was refused: see `error` for why */
+      '4XX': {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorBody']
+        }
+      }
+      /** @description The server failed or is unavailable */
+      '5XX': {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorBody']
+        }
+      }
+    }
+  }
+  signOutEverywhereApiV2: {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    requestBody?: never
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': {
+            /** @enum {string} */
+            status: 'ok'
+            data: {
+              /** @enum {boolean} */
+              signedOut: true
+            }
+          }
+        }
+      }
+      /** @description The request was refused: see `error` for why */
+      '4XX': {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorBody']
+        }
+      }
+      /** @description The server failed or is unavailable */
+      '5XX': {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorBody']
+        }
+      }
+    }
+  }
+  resetTwoFactorApiV2: {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    requestBody: {
+      content: {
+        'application/json': {
+          userId: string
+        }
+      }
+    }
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': {
+            /** @enum {string} */
+            status: 'ok'
+            data: {
+              userId: string
+              /** @enum {boolean} */
+              twoFactorEnabled: false
+              revokedLongLivedTokens: number
+            }
+          }
+        }
+      }
+      /** @description The request was refused: see `error` for why */
+      '4XX': {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorBody']
+        }
+      }
+      /** @description The server failed or is unavailable */
+      '5XX': {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorBody']
+        }
+      }
+    }
+  }
+  listUsers: {
+    parameters: {
+      query?: {
+        limit?: number
+        after?: string
+        exclude?: string
+        query?: string
+      }
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    requestBody?: never
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': {
+            /** @enum {string} */
+            status: 'ok'
+            data: {
+              _id: string
+              username?: string
+              profile?: {
+                environments: {
+                  [key: string]: {
+                    name: string
+                    email: string
+                    language: string
+                    locale: string
+                    administrator: boolean
+                    active: boolean
+                    groups: string[]
+                  }
+                }
+              } & {
+                [key: string]: unknown
+              }
+              globalEmails?: {
+                address: string
+                verified: boolean
+              }[]
+              /** Format: date-time */
+              lastLogin?: string
+              isSuperAdministrator?: boolean
+              /** Format: date-time */
+              _createdOn?: string
+              _createdByUserId?: string
+              /** Format: date-time */
+              _lastModifiedOn?: string
+              _lastModifiedByUserId?: string
+            }[]
+            pagination: {
+              hasPrevious: boolean
+              hasNext: boolean
+              /** @enum {string} */
+              type: 'cursor'
+              next?: string
+              total?: number
+            }
+          }
+        }
+      }
+      /** @description The request was refused: see `error` for why */
+      '4XX': {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorBody']
+        }
+      }
+      /** @description The server failed or is unavailable */
+      '5XX': {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorBody']
+        }
+      }
+    }
+  }
+  createUser: {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    requestBody: {
+      content: {
+        'application/json': {
+          username: string
+          password?: string
+          name?: string
+          /** Format: email */
+          email?: string
+          language?: string
+          locale?: string
+          administrator?: boolean
+          active?: boolean
+          groups?: string[]
+        }
+      }
+    }
+    responses: {
+      /** @description Default Response */
+      201: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': {
+            /** @enum {string} */
+            status: 'ok'
+            data: {
+              _id: string
+              username?: string
+              profile?: {
+                environments: {
+                  [key: string]: {
+                    name: string
+                    email: string
+                    language: string
+                    locale: string
+                    administrator: boolean
+                    active: boolean
+                    groups: string[]
+                  }
+                }
+              } & {
+                [key: string]: unknown
+              }
+              globalEmails?: {
+                address: string
+                verified: boolean
+              }[]
+              /** Format: date-time */
+              lastLogin?: string
+              isSuperAdministrator?: boolean
+              /** Format: date-time */
+              _createdOn?: string
+              _createdByUserId?: string
+              /** Format: date-time */
+              _lastModifiedOn?: string
+              _lastModifiedByUserId?: string
+            }[]
+          }
+        }
+      }
+      /** @description The request was refused: see `error` for why */
+      '4XX': {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorBody']
+        }
+      }
+      /** @description The server failed or is unavailable */
+      '5XX': {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorBody']
+        }
+      }
+    }
+  }
+  getUser: {
+    parameters: {
+      query?: never
+      header?: never
+      path: {
+        userId: string
+      }
+      cookie?: never
+    }
+    requestBody?: never
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': {
+            /** @enum {string} */
+            status: 'ok'
+            data: {
+              _id: string
+              username?: string
+              profile?: {
+                environments: {
+                  [key: string]: {
+                    name: string
+                    email: string
+                    language: string
+                    locale: string
+                    administrator: boolean
+                    active: boolean
+                    groups: string[]
+                  }
+                }
+              } & {
+                [key: string]: unknown
+              }
+              globalEmails?: {
+                address: string
+                verified: boolean
+              }[]
+              /** Format: date-time */
+              lastLogin?: string
+              isSuperAdministrator?: boolean
+              /** Format: date-time */
+              _createdOn?: string
+              _createdByUserId?: string
+              /** Format: date-time */
+              _lastModifiedOn?: string
+              _lastModifiedByUserId?: string
+            }[]
+          }
+        }
+      }
+      /** @description The request was refused: see `error` for why */
+      '4XX': {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorBody']
+        }
+      }
+      /** @description The server failed or is unavailable */
+      '5XX': {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorBody']
+        }
+      }
+    }
+  }
+  updateUser: {
+    parameters: {
+      query?: never
+      header?: never
+      path: {
+        userId: string
+      }
+      cookie?: never
+    }
+    requestBody: {
+      content: {
+        'application/json': {
+          name?: string
+          /** Format: email */
+          email?: string
+          language?: string
+          locale?: string
+          administrator?: boolean
+          active?: boolean
+          groups?: string[]
+        }
+      }
+    }
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': {
+            /** @enum {string} */
+            status: 'ok'
+            data: {
+              _id: string
+              username?: string
+              profile?: {
+                environments: {
+                  [key: string]: {
+                    name: string
+                    email: string
+                    language: string
+                    locale: string
+                    administrator: boolean
+                    active: boolean
+                    groups: string[]
+                  }
+                }
+              } & {
+                [key: string]: unknown
+              }
+              globalEmails?: {
+                address: string
+                verified: boolean
+              }[]
+              /** Format: date-time */
+              lastLogin?: string
+              isSuperAdministrator?: boolean
+              /** Format: date-time */
+              _createdOn?: string
+              _createdByUserId?: string
+              /** Format: date-time */
+              _lastModifiedOn?: string
+              _lastModifiedByUserId?: string
+            }[]
+          }
+        }
+      }
+      /** @description The request was refused: see `error` for why */
+      '4XX': {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorBody']
+        }
+      }
+      /** @description The server failed or is unavailable */
+      '5XX': {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorBody']
+        }
+      }
+    }
+  }
+  getReferenceData: {
+    parameters: {
+      query?: never
+      header?: never
+      path: {
+        userId: string
+      }
+      cookie?: never
+    }
+    requestBody?: never
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': {
+            /** @enum {string} */
+            status: 'ok'
+            data: {
+              _id: string
+              username: string
+              name: string
+              email: string
+              language: string
+              locale: string
+              groups: string[]
+              administrator: boolean
+              active: boolean
+            }
+          }
+        }
+      }
+      /** @description The request was refused: see `error` for why */
+      '4XX': {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorBody']
+        }
+      }
+      /** @description The server failed or is unavailable */
+      '5XX': {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorBody']
+        }
+      }
+    }
+  }
+  listLongLivedTokens: {
+    parameters: {
+      query?: never
+      header?: never
+      path: {
+        userId: string
+      }
+      cookie?: never
+    }
+    requestBody?: never
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': {
+            /** @enum {string} */
+            status: 'ok'
+            data: {
+              _id: string
+              name: string
+              /** Format: date-time */
+              _createdOn: string
+              _createdByUserId: string
+              expiresOn: string | null
+              lastUsedOn: string | null
+            }[]
+          }
+        }
+      }
+      /** @description The request was refused: see `error` for why */
+      '4XX': {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorBody']
+        }
+      }
+      /** @description The server failed or is unavailable */
+      '5XX': {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorBody']
+        }
+      }
+    }
+  }
+  createLongLivedToken: {
+    parameters: {
+      query?: never
+      header?: never
+      path: {
+        userId: string
+      }
+      cookie?: never
+    }
+    requestBody: {
+      content: {
+        'application/json': {
+          name?: string
+          /** Format: date-time */
+          expiresOn?: string
+        }
+      }
+    }
+    responses: {
+      /** @description Default Response */
+      201: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': {
+            /** @enum {string} */
+            status: 'ok'
+            data: {
+              _id: string
+              name: string
+              /** Format: date-time */
+              _createdOn: string
+              _createdByUserId: string
+              expiresOn: string | null
+              lastUsedOn: string | null
+              token: string
+            }[]
+          }
+        }
+      }
+      /** @description The request was refused: see `error` for why */
+      '4XX': {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorBody']
+        }
+      }
+      /** @description The server failed or is unavailable */
+      '5XX': {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorBody']
+        }
+      }
+    }
+  }
+  revokeLongLivedToken: {
+    parameters: {
+      query?: never
+      header?: never
+      path: {
+        userId: string
+        tokenId: string
+      }
+      cookie?: never
+    }
+    requestBody?: never
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': {
+            /** @enum {string} */
+            status: 'ok'
+            data: {
+              _id: string
+              /** @enum {boolean} */
+              revoked: true
+            }
+          }
+        }
+      }
+      /** @description The request was refused: see `error` for why */
+      '4XX': {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorBody']
+        }
+      }
+      /** @description The server failed or is unavailable */
+      '5XX': {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorBody']
+        }
+      }
+    }
+  }
+  listEnvironments: {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    requestBody?: never
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': {
+            /** @enum {string} */
+            status: 'ok'
+            data: {
+              _id: string
+              name: string
+              active: boolean
+              /** Format: date-time */
+              _createdOn: string
+              _createdByUserId: string
+            }[]
+          }
+        }
+      }
+      /** @description The request was refused: see `error` for why */
+      '4XX': {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorBody']
+        }
+      }
+      /** @description The server failed or is unavailable */
+      '5XX': {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorBody']
+        }
+      }
+    }
+  }
+  createEnvironment: {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    requestBody: {
+      content: {
+        'application/json': {
+          _id: string
+          name: string
+        }
+      }
+    }
+    responses: {
+      /** @description Default Response */
+      201: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': {
+            /** @enum {string} */
+            status: 'ok'
+            data: {
+              _id: string
+              name: string
+              active: boolean
+              /** Format: date-time */
+              _createdOn: string
+              _createdByUserId: string
+            }
+          }
+        }
+      }
+      /** @description The request was refused: see `error` for why */
+      '4XX': {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorBody']
+        }
+      }
+      /** @description The server failed or is unavailable */
+      '5XX': {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorBody']
+        }
+      }
+    }
+  }
+  getEnvironment: {
+    parameters: {
+      query?: never
+      header?: never
+      path: {
+        environmentId: string
+      }
+      cookie?: never
+    }
+    requestBody?: never
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': {
+            /** @enum {string} */
+            status: 'ok'
+            data: {
+              _id: string
+              name: string
+              active: boolean
+              /** Format: date-time */
+              _createdOn: string
+              _createdByUserId: string
+            }
+          }
+        }
+      }
+      /** @description The request was refused: see `error` for why */
+      '4XX': {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorBody']
+        }
+      }
+      /** @description The server failed or is unavailable */
+      '5XX': {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorBody']
+        }
+      }
+    }
+  }
+  deleteEnvironment: {
+    parameters: {
+      query?: {
+        force?: boolean
+      }
+      header?: never
+      path: {
+        environmentId: string
+      }
+      cookie?: never
+    }
+    requestBody?: never
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': {
+            /** @enum {string} */
+            status: 'ok'
+            data: {
+              _id: string
+              /** @enum {boolean} */
+              deleted: true
+              removedUserEntries: number
+            }
+          }
+        }
+      }
+      /** @description The request was refused: see `error` for why */
+      '4XX': {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorBody']
+        }
+      }
+      /** @description The server failed or is unavailable */
+      '5XX': {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorBody']
+        }
+      }
+    }
+  }
+  updateEnvironment: {
+    parameters: {
+      query?: never
+      header?: never
+      path: {
+        environmentId: string
+      }
+      cookie?: never
+    }
+    requestBody: {
+      content: {
+        'application/json': {
+          name?: string
+          active?: boolean
+        }
+      }
+    }
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': {
+            /** @enum {string} */
+            status: 'ok'
+            data: {
+              _id: string
+              name: string
+              active: boolean
+              /** Format: date-time */
+              _createdOn: string
+              _createdByUserId: string
+            }
+          }
+        }
+      }
+      /** @description The request was refused: see `error` for why */
+      '4XX': {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorBody']
+        }
+      }
+      /** @description The server failed or is unavailable */
+      '5XX': {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorBody']
+        }
+      }
+    }
+  }
+  listPackages: {
+    parameters: {
+      query?: {
+        limit?: number
+        after?: string
+      }
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    requestBody?: never
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': {
+            /** @enum {string} */
+            status: 'ok'
+            data: {
+              _id: string
+              /** Format: date-time */
+              _createdOn: string
+              _createdByUserId: string
+              /** Format: date-time */
+              _lastModifiedOn: string
+              _lastModifiedByUserId: string
+              name: string
+              label: string
+              shortDescription: string
+              versions: {
+                _id: string
+                /** Format: date-time */
+                _createdOn: string
+                _createdByUserId: string
+                /** Format: date-time */
+                _lastModifiedOn: string
+                _lastModifiedByUserId: string
+                packageId: string
+                versionNumber: string
+                availableOnMarketplace: boolean
+              }[]
+            }[]
+            pagination: {
+              hasPrevious: boolean
+              hasNext: boolean
+              /** @enum {string} */
+              type: 'cursor'
+              next?: string
+              total?: number
+            }
+          }
+        }
+      }
+      /** @description The request was refused: see `error` for why */
+      '4XX': {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorBody']
+        }
+      }
+      /** @description The server failed or is unavailable */
+      '5XX': {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorBody']
+        }
+      }
+    }
+  }
+  createPackage: {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    requestBody: {
+      content: {
+        'application/json': {
+          name: string
+          label: string
+          shortDescription: string
+        }
+      }
+    }
+    responses: {
+      /** @description Default Response */
+      201: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': {
+            /** @enum {string} */
+            status: 'ok'
+            data: {
+              _id: string
+              /** Format: date-time */
+              _createdOn: string
+              _createdByUserId: string
+              /** Format: date-time */
+              _lastModifiedOn: string
+              _lastModifiedByUserId: string
+              name: string
+              label: string
+              shortDescription: string
+            }
+          }
+        }
+      }
+      /** @description The request was refused: see `error` for why */
+      '4XX': {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorBody']
+        }
+      }
+      /** @description The server failed or is unavailable */
+      '5XX': {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorBody']
+        }
+      }
+    }
+  }
+  addVersion: {
+    parameters: {
+      query?: never
+      header?: never
+      path: {
+        packageId: string
+      }
+      cookie?: never
+    }
+    requestBody: {
+      content: {
+        'application/json': {
+          versionNumber: string
+          /** @default false */
+          availableOnMarketplace?: boolean
+        }
+      }
+    }
+    responses: {
+      /** @description Default Response */
+      201: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': {
+            /** @enum {string} */
+            status: 'ok'
+            data: {
+              _id: string
+              /** Format: date-time */
+              _createdOn: string
+              _createdByUserId: string
+              /** Format: date-time */
+              _lastModifiedOn: string
+              _lastModifiedByUserId: string
+              packageId: string
+              versionNumber: string
+              availableOnMarketplace: boolean
+            }
+          }
+        }
+      }
+      /** @description The request was refused: see `error` for why */
+      '4XX': {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorBody']
+        }
+      }
+      /** @description The server failed or is unavailable */
+      '5XX': {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorBody']
+        }
+      }
+    }
+  }
+  updateVersion: {
+    parameters: {
+      query?: never
+      header?: never
+      path: {
+        packageId: string
+        versionId: string
+      }
+      cookie?: never
+    }
+    requestBody: {
+      content: {
+        'application/json': {
+          availableOnMarketplace: boolean
+        }
+      }
+    }
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': {
+            /** @enum {string} */
+            status: 'ok'
+            data: {
+              _id: string
+              /** Format: date-time */
+              _createdOn: string
+              _createdByUserId: string
+              /** Format: date-time */
+              _lastModifiedOn: string
+              _lastModifiedByUserId: string
+              packageId: string
+              versionNumber: string
+              availableOnMarketplace: boolean
+            }
+          }
+        }
+      }
+      /** @description The request was refused: see `error` for why */
+      '4XX': {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorBody']
+        }
+      }
+      /** @description The server failed or is unavailable */
+      '5XX': {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorBody']
+        }
+      }
+    }
+  }
+  listInstallations: {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    requestBody?: never
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': {
+            /** @enum {string} */
+            status: 'ok'
+            data: {
+              packageId: string
+              packageVersionId: string
+              packageName: string
+              packageLabel: string
+              packageShortDescription: string
+              versionNumber: string
+              latestVersionNumber: string | null
+            }[]
+          }
+        }
+      }
+      /** @description The request was refused: see `error` for why */
+      '4XX': {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorBody']
+        }
+      }
+      /** @description The server failed or is unavailable */
+      '5XX': {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorBody']
+        }
+      }
+    }
+  }
+  installPackage: {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    requestBody: {
+      content: {
+        'application/json': {
+          packageVersionId: string
+        }
+      }
+    }
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': {
+            /** @enum {string} */
+            status: 'ok'
+            data: {
+              packageId: string
+              packageVersionId: string
+              packageName: string
+              packageLabel: string
+              packageShortDescription: string
+              versionNumber: string
+              latestVersionNumber: string | null
+            }
+          }
+        }
+      }
+      /** @description Default Response */
+      201: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': {
+            /** @enum {string} */
+            status: 'ok'
+            data: {
+              packageId: string
+              packageVersionId: string
+              packageName: string
+              packageLabel: string
+              packageShortDescription: string
+              versionNumber: string
+              latestVersionNumber: string | null
+            }
+          }
+        }
+      }
+      /** @description The request was refused: see `error` for why */
+      '4XX': {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorBody']
+        }
+      }
+      /** @description The server failed or is unavailable */
+      '5XX': {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorBody']
+        }
+      }
+    }
+  }
+  removeInstallation: {
+    parameters: {
+      query?: never
+      header?: never
+      path: {
+        packageId: string
+      }
+      cookie?: never
+    }
+    requestBody?: never
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': {
+            /** @enum {string} */
+            status: 'ok'
+            data: {
+              packageId: string
+              /** @enum {boolean} */
+              deleted: true
+            }
+          }
+        }
+      }
+      /** @description The request was refused: see `error` for why */
+      '4XX': {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorBody']
+        }
+      }
+      /** @description The server failed or is unavailable */
+      '5XX': {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorBody']
+        }
+      }
+    }
+  }
+  activeUsers: {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    requestBody?: never
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': {
+            /** @enum {string} */
+            status: 'ok'
+            data: {
+              activeUsers: number
+            }
+          }
+        }
+      }
+      /** @description The request was refused: see `error` for why */
+      '4XX': {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorBody']
+        }
+      }
+      /** @description The server failed or is unavailable */
+      '5XX': {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorBody']
+        }
+      }
+    }
+  }
+}

@@ -1,0 +1,41 @@
+import t from 'tap'
+import { fileURLToPath } from 'node:url'
+import ts from 'typescript'
+import { app, ConfigSchema, upstreamsFrom } from '@quire/gateway'
+import { createServer, loadConfig } from '@quire/service-kit'
+import { testResources } from '@quire/testing'
+import { session } from './session.js'
+
+const ADMIN = { username: 'admin', password: 'correct horse battery' }
+
+t.test('the session type-checks against the generated schema', async (t) => {
+  const file = fileURLToPath(new URL('./session.ts', import.meta.url))
+  const config = ts.getParsedCommandLineOfConfigFile(
+    fileURLToPath(new URL('../tsconfig.json', import.meta.url)),
+    {},
+    { ...ts.sys, onUnRecoverableConfigFileDiagnostic: () => {} },
+  )
+  if (!config) throw new Error('no tsconfig')
+  const program = ts.createProgram([file], { ...config.options, noEmit: true })
+  const diagnostics = ts.getPreEmitDiagnostics(program).map((d) => ts.flattenDiagnosticMessageText(d.messageText, '\n'))
+  t.same(diagnostics, [], 'no type errors, and every @ts-expect-error is an error')
+})
+
+t.test('a session against the all-in-one server', async (t) => {
+  const resources = await testResources(t)
+  const config = loadConfig(ConfigSchema, {
+    QUIRE_DATA_DIR: resources.dataDir,
+    QUIRE_ADMIN_USERNAME: ADMIN.username,
+    QUIRE_ADMIN_PASSWORD: ADMIN.password,
+  })
+  const server = createServer({ logLevel: 'silent' })
+  await server.register(app, { config, upstreams: upstreamsFrom(config), local: resources })
+  t.teardown(() => server.close())
+  const baseUrl = await server.listen({ port: 0, host: '127.0.0.1' })
+
+  const result = await session(baseUrl, ADMIN)
+  t.equal(result.environmentId, 'default')
+  t.equal(result.listedIds.length, 1)
+  t.equal(result.readTitle, 'first')
+  t.match(result.missing, { status: 404, code: 'document_not_found', userDescription: /does not exist/ })
+})
