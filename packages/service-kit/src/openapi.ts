@@ -160,10 +160,38 @@ function referenceErrors(document: OpenApiDocument): void {
   }
 }
 
-/** The document as a generator takes it: unique operation ids, errors referenced. Idempotent. */
+interface JsonSchemaObject {
+  default?: unknown
+  required?: string[]
+  properties?: Record<string, JsonSchemaObject>
+}
+
+/**
+ * What has a default (Ajv fills it in) is optional to the client, though the route's schema requires it after
+ * defaults: a query parameter like `limit`, a top-level field of a JSON body.
+ */
+function defaultsOptional(document: OpenApiDocument): void {
+  for (const operations of Object.values(document.paths ?? {})) {
+    for (const operation of Object.values(operations)) {
+      const parameters = operation.parameters as { required?: boolean; schema?: JsonSchemaObject }[] | undefined
+      for (const parameter of parameters ?? []) {
+        if (parameter.schema?.default !== undefined) parameter.required = false
+      }
+      const body = (operation.requestBody as { content?: Record<string, { schema?: JsonSchemaObject }> } | undefined)
+        ?.content?.['application/json']?.schema
+      if (body?.required && body.properties) {
+        const { properties } = body
+        body.required = body.required.filter((name) => properties[name]?.default === undefined)
+      }
+    }
+  }
+}
+
+/** The document as a generator takes it: unique operation ids, errors referenced, defaults optional. Idempotent. */
 function finishDocument(document: OpenApiDocument): OpenApiDocument {
   uniqueOperationIds(document)
   referenceErrors(document)
+  defaultsOptional(document)
   return document
 }
 

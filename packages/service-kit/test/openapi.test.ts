@@ -1,14 +1,19 @@
 import t from 'tap'
 import type { FastifyInstance } from 'fastify'
+import { Type } from '@sinclair/typebox'
 import { createServer, describeRoutes, openApiPlugin, type OpenApiDocument } from '../src/index.js'
 
 /** Two route plugins as services write them: routes at `/` under a prefix, one mounted twice, one public. */
 async function routes(app: FastifyInstance) {
   await app.register(
     async (things) => {
-      things.get('/', async function listThings() {
-        return []
-      })
+      things.get(
+        '/',
+        { schema: { querystring: Type.Object({ limit: Type.Integer({ default: 100 }), after: Type.String() }) } },
+        async function listThings() {
+          return []
+        },
+      )
       things.route({
         method: ['GET', 'HEAD'],
         url: '/:thingId/file',
@@ -68,6 +73,14 @@ t.test('paths, names, tags, security and errors a generator can use', async (t) 
     tags: ['things'],
     security: [{ bearer: [], environment: [] }],
   })
+  t.match(
+    document.paths['/api/v2/things'].get.parameters,
+    [
+      { name: 'limit', required: false },
+      { name: 'after', required: true },
+    ],
+    'a parameter with a default is optional to the client',
+  )
   t.equal(document.paths['/api/v2/things/{thingId}/file'].get.operationId, 'downloadFile')
   t.equal(document.paths['/api/v2/things/{thingId}/file'].head.operationId, 'downloadFileHead')
   t.match(document.paths['/auth/login'].post, { operationId: 'login', tags: ['auth'], security: [] })
