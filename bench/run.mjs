@@ -151,21 +151,48 @@ function progress(label, done, total) {
   if (done === total) process.stderr.write('\n')
 }
 
-/** Creates `total` documents over HTTP, 64 in flight, and returns their ids in creation order. */
-async function seed(base, token, definition, total, make, environment = 'default') {
+/** Documents per bulk call when seeding (the most one call takes). */
+const BULK_BATCH = 1000
+/** Import rates (documents per second), printed after the scenarios. */
+const imports = []
+
+/**
+ * Creates `total` documents over HTTP and returns their ids in creation order: in bulk calls of `BULK_BATCH`
+ * (4 in flight), or with `single` one create per request (64 in flight). Records the rate in `imports`.
+ */
+async function seed(base, token, definition, total, make, environment = 'default', { single = false } = {}) {
   const ids = new Array(total)
+  const core = `/api/v2/document-definitions/${definition}/documents`
+  const label = `seeding ${definition}${single ? ' (one create per request)' : ' (bulk)'}`
+  const step = single ? 1 : BULK_BATCH
   let next = 0
   let done = 0
+  const started = performance.now()
   const worker = async () => {
     while (next < total) {
-      const i = next++
-      ids[i] = (
-        await api(base, 'POST', `/api/v2/document-definitions/${definition}/documents/new`, token, make(i), environment)
-      ).data._id
-      if (++done % 1000 === 0 || done === total) progress(`seeding ${definition}`, done, total)
+      const from = next
+      const to = Math.min(total, from + step)
+      next = to
+      if (single) {
+        ids[from] = (await api(base, 'POST', `${core}/new`, token, make(from), environment)).data._id
+      } else {
+        const operations = []
+        for (let i = from; i < to; i++) operations.push({ op: 'create', body: make(i) })
+        const { data } = await api(base, 'POST', `${core}/bulk`, token, { operations }, environment)
+        data.forEach((result, offset) => (ids[from + offset] = result._id))
+      }
+      const before = done
+      done += to - from
+      if (Math.floor(done / 1000) > Math.floor(before / 1000) || done === total) progress(label, done, total)
     }
   }
-  await Promise.all(Array.from({ length: 64 }, worker))
+  await Promise.all(Array.from({ length: single ? 64 : 4 }, worker))
+  const rate = total / ((performance.now() - started) / 1000)
+  imports.push({
+    name: `import ${total} documents: ${single ? 'one create per request' : `bulk, ${step} per call`}`,
+    rate,
+  })
+  console.error(`${label}: ${rate.toFixed(0)} documents/s`)
   return ids
 }
 
@@ -261,6 +288,19 @@ async function main() {
     title: `Document ${i}`,
     tags: ['bench'],
   }))
+  // The same import one create per request, into another definition: how much faster bulk calls are.
+  await api(seeder.url, 'POST', '/api/v2/document-definitions', token, { name: 'single', indexes: [INDEX] })
+  await seed(
+    seeder.url,
+    token,
+    'single',
+    DOCUMENTS,
+    (i) => ({ category: `c${i % 50}`, price: (i * 7919) % 10_000, title: `Document ${i}`, tags: ['bench'] }),
+    'default',
+    { single: true },
+  )
+  const [bulkRate, singleRate] = imports.map((entry) => entry.rate)
+  imports.push({ name: 'bulk / one create per request', ratio: bulkRate / singleRate })
   // Seeding is a bulk import; the scenarios measure a server started on the loaded store, as after a deploy
   // (the import's garbage would otherwise count in every scenario's memory).
   await stop(seeder)
@@ -413,6 +453,13 @@ async function main() {
   for (const r of results) {
     console.log(
       `| ${r.name} | ${r.rps.toFixed(0)} | ${r.p50} | ${r.p99} | ${r.rssMb.toFixed(0)} | ${r.anonMb.toFixed(0)} | ${r.ceiling.toFixed(0)} | ${r.ratio.toFixed(3)}${r.compared === undefined ? '' : ` (${r.compared.toFixed(2)} × ${r.comparedWith})`} |${r.non2xx || r.errors ? ` statuses ${JSON.stringify(r.statuses)}, ${r.errors} errors` : ''}`,
+    )
+  }
+  console.log('\n| import over HTTP (seed phase) | documents/s |')
+  console.log('| --- | ---: |')
+  for (const entry of imports) {
+    console.log(
+      `| ${entry.name} | ${entry.rate === undefined ? `${entry.ratio.toFixed(1)} ×` : entry.rate.toFixed(0)} |`,
     )
   }
 }
