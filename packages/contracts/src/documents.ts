@@ -202,13 +202,13 @@ export type DocumentPatch = Static<typeof DocumentPatchSchema>
 const IfMatchSchema = Type.String({ maxLength: 2048 })
 
 /** The most operations of one bulk call. */
-export const BULK_MAX_OPERATIONS = 1000
+const BULK_MAX_OPERATIONS = 1000
 
 /**
  * One operation of `POST {core}/bulk`: `create` (body optional, as `.../new`), `update` (a PUT: the whole
  * body), `patch` (a merge patch), `delete`; `id` is an `_id` or `externalId`; `ifMatch` pins the version.
  */
-export const BulkOperationSchema = Type.Union([
+const BulkOperationSchema = Type.Union([
   Type.Object({ op: Type.Literal('create'), body: Type.Optional(DocumentBodySchema) }, { additionalProperties: false }),
   Type.Object(
     { op: Type.Literal('update'), id: IdSchema, body: DocumentBodySchema, ifMatch: Type.Optional(IfMatchSchema) },
@@ -229,7 +229,6 @@ export const BulkBodySchema = Type.Object(
   { operations: Type.Array(BulkOperationSchema, { minItems: 1, maxItems: BULK_MAX_OPERATIONS }) },
   { additionalProperties: false },
 )
-export type BulkBody = Static<typeof BulkBodySchema>
 
 /** One result per operation, in order: the document's `_id` and new `_hash` (its `ETag`), or `deleted`. */
 export const BulkResultSchema = Type.Object({
