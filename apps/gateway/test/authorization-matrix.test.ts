@@ -61,6 +61,19 @@ async function freshDefinition(w: World): Promise<string> {
   return (created.data as { _id: string })._id
 }
 
+/** An environment nobody belongs to, for calls that change or remove one. */
+async function freshEnvironment(w: World): Promise<string> {
+  const _id = unique('env')
+  const res = await w.call('superAdministrator', {
+    method: 'POST',
+    url: '/api/v2/environments',
+    payload: { _id, name: 'Fresh' },
+    headers: { 'environment-id': undefined },
+  })
+  if (res.statusCode !== 201) throw new Error(`setup environment: ${res.statusCode} ${res.body}`)
+  return _id
+}
+
 async function freshPackage(w: World): Promise<{ packageId: string; versionId: string }> {
   const asSuper = async (url: string, payload: Record<string, unknown>) => {
     const res = await w.call('superAdministrator', { method: 'POST', url, payload })
@@ -210,6 +223,19 @@ const TABLE: Record<string, Row> = {
     ok: 201,
     request: (w) => ({ url: `${docs(w)}/new`, payload: { title: 'new' } }),
   },
+  'POST /api/v2/document-definitions/:ddId/documents/bulk': {
+    access: 'member',
+    ok: 200,
+    request: async (w) => ({
+      url: `${docs(w)}/bulk`,
+      payload: {
+        operations: [
+          { op: 'create', body: { title: 'bulk' } },
+          { op: 'patch', id: await w.newDocument(), body: { title: 'bulk patched' } },
+        ],
+      },
+    }),
+  },
   'PUT /api/v2/document-definitions/:ddId/documents/:id': {
     access: 'member',
     ok: 200,
@@ -321,10 +347,22 @@ const TABLE: Record<string, Row> = {
     ok: 201,
     request: () => ({ url: '/api/v2/environments', payload: { _id: unique('env'), name: 'New' } }),
   },
-  'GET /api/v2/environments': {
+  // Each signed-in user gets the active environments it belongs to; a super-administrator gets them all.
+  'GET /api/v2/environments': { access: 'signedIn', ok: 200, request: () => ({ url: '/api/v2/environments' }) },
+  'GET /api/v2/environments/:environmentId': {
     access: 'superAdministrator',
     ok: 200,
-    request: () => ({ url: '/api/v2/environments' }),
+    request: () => ({ url: `/api/v2/environments/${ENV}` }),
+  },
+  'PATCH /api/v2/environments/:environmentId': {
+    access: 'superAdministrator',
+    ok: 200,
+    request: async (w) => ({ url: `/api/v2/environments/${await freshEnvironment(w)}`, payload: { name: 'Renamed' } }),
+  },
+  'DELETE /api/v2/environments/:environmentId': {
+    access: 'superAdministrator',
+    ok: 200,
+    request: async (w) => ({ url: `/api/v2/environments/${await freshEnvironment(w)}` }),
   },
 
   'GET /api/v2/packages': { access: 'signedIn', ok: 200, request: () => ({ url: '/api/v2/packages' }) },
