@@ -13,6 +13,10 @@ t.test('a path read from the record text is what it is in the decoded record', a
     { _id: 'f', price: { amount: 1, currency: 'EUR' }, last: '' },
     { _id: 'g', unicode: '\u2028 \u0000 é', price: '😀', arr: [], obj: {} },
     { _id: 'h', ['__proto__']: 5, price: 1e21 },
+    { _id: 'i', 'x"price': 1, note: ',"price":7', price: 2 },
+    { _id: 'j', 'a\u0001': 3, price: 'after a control character', tags: ['x'] },
+    { _id: 'k', tags: ['"price":1'], price: 4 },
+    { _id: 'l', note: '{"price":5}', other: 1 },
   ]
   const paths = [
     'price',

@@ -64,7 +64,16 @@ function valueAt(json: string, start: number, end: number): unknown {
   return Number.isNaN(number) ? UNREADABLE : number
 }
 
-/** A top-level field of the record text, undefined when missing. */
+/** Whether `JSON.stringify` writes the field name as it is (nothing escaped), so its key text is the name. */
+function plain(name: string): boolean {
+  for (let i = 0; i < name.length; i++) {
+    const code = name.charCodeAt(i)
+    if (code < 0x20 || code === QUOTE || code === BACKSLASH || (code >= 0xd800 && code < 0xe000)) return false
+  }
+  return true
+}
+
+/** A top-level field of the record text, undefined when missing: its keys walked, passing over others' values. */
 function topLevel(json: string, name: string): unknown {
   if (json.charCodeAt(0) !== OPEN_OBJECT) return UNREADABLE
   let i = 1
@@ -87,13 +96,13 @@ function topLevel(json: string, name: string): unknown {
 /**
  * The value at a dot path of a record given as its JSON text, as `getPath` reads it from the decoded record,
  * without decoding the record: the top-level field is found by skipping over the others, a scalar is read in
- * place, and only an object or array along the path is decoded (itself alone). A field name holding a quote
- * or backslash, or a text not laid out as `JSON.stringify` writes it, is read from the decoded record.
+ * place, and only an object or array along the path is decoded (itself alone). A field name `JSON.stringify`
+ * would escape, or a text not laid out as it writes, is read from the decoded record.
  */
 export function pathInText(json: string, path: string): unknown {
   const dot = path.indexOf('.')
   const head = dot < 0 ? path : path.slice(0, dot)
-  const value = head.includes('"') || head.includes('\\') ? UNREADABLE : topLevel(json, head)
+  const value = plain(head) ? topLevel(json, head) : UNREADABLE
   if (value === UNREADABLE) return getPath(JSON.parse(json), path)
   return dot < 0 ? value : getPath(value, path.slice(dot + 1))
 }
