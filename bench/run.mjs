@@ -189,7 +189,7 @@ async function seed(base, token, definition, total, make, environment = 'default
   await Promise.all(Array.from({ length: single ? 64 : 4 }, worker))
   const rate = total / ((performance.now() - started) / 1000)
   imports.push({
-    name: `import ${total} documents: ${single ? 'one create per request' : `bulk, ${step} per call`}`,
+    name: `import ${total} documents (${definition}): ${single ? 'one create per request' : `bulk, ${step} per call`}`,
     rate,
   })
   console.error(`${label}: ${rate.toFixed(0)} documents/s`)
