@@ -9,7 +9,7 @@ t.test('bulk: create, update, patch and delete in one call, all or nothing, a re
   })
   const documents = storedDocuments(resources.store, definition._id)
   const url = `${documentsOf('orders')}/bulk`
-  const bulk = (payload: unknown, headers: Record<string, string> = as.sales) =>
+  const bulk = (payload: Record<string, unknown>, headers: Record<string, string> = as.sales) =>
     server.inject({ method: 'POST', url, headers, payload })
   const a = await createDocument(server, as.sales, 'orders', { title: 'a', externalId: 'ext-a' })
   const b = await createDocument(server, as.sales, 'orders', { title: 'b', n: 1 })
