@@ -383,6 +383,8 @@ const collections = (w: World) => [
 t.test('hostile input on every route: a 4xx with the envelope, never a 5xx, nothing stored', async (t) => {
   const w = await world(t, {
     QUIRE_BODY_LIMIT: String(BODY_LIMIT),
+    // The bulk route's own (larger) limit, set to the same so "over the limit" means it there too.
+    QUIRE_BULK_BODY_LIMIT: String(BODY_LIMIT),
     QUIRE_MAX_FILE_SIZE: String(MAX_FILE_SIZE),
     QUIRE_MAX_FILES: '3',
   })
