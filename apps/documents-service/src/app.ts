@@ -25,7 +25,11 @@ export interface DocumentsAppOptions {
 /** The documents service: definitions, documents, attachments. Never listens itself. */
 export const app: FastifyPluginAsync<DocumentsAppOptions> = async (fastify, { store, files, keys, config }) => {
   // Only the users service signs: the others get the public key alone.
-  await fastify.register(authPlugin, { keys: { publicKey: keys.publicKey }, identity: recordsIdentity(store) })
+  await fastify.register(authPlugin, {
+    keys: { publicKey: keys.publicKey },
+    identity: recordsIdentity(store),
+    callerRateLimitPerMinute: config.QUIRE_CALLER_RATE_LIMIT_PER_MINUTE,
+  })
 
   await ensureDocumentsIndexes(store)
   await fastify.register(idempotencyPlugin, { store })

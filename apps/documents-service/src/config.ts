@@ -1,26 +1,53 @@
 import { Type, type Static } from '@sinclair/typebox'
-import { CommonConfigSchema } from '@quire/service-kit'
+import { CommonConfigSchema, type CommonConfig } from '@quire/service-kit'
 
 /** What only the documents service reads; the gateway merges it into its own schema to mount the service. */
 export const DocumentsConfigSchema = Type.Object({
-  QUIRE_S3_ENDPOINT: Type.Optional(Type.String({ minLength: 1 })),
-  QUIRE_S3_PORT: Type.Optional(Type.Integer({ minimum: 1, maximum: 65535 })),
-  QUIRE_S3_USE_SSL: Type.Boolean({ default: false }),
-  QUIRE_S3_ACCESS_KEY: Type.Optional(Type.String({ minLength: 1 })),
-  QUIRE_S3_SECRET_KEY: Type.Optional(Type.String({ minLength: 1 })),
-  QUIRE_S3_BUCKET: Type.String({ minLength: 3, maxLength: 63, default: 'quire' }),
-  QUIRE_S3_REGION: Type.String({ default: 'us-east-1' }),
-  QUIRE_MAX_FILE_SIZE: Type.Integer({ minimum: 1, default: 100 * 1024 * 1024 }),
-  QUIRE_MAX_FILES: Type.Integer({ minimum: 1, maximum: 1000, default: 10 }),
+  QUIRE_S3_ENDPOINT: Type.Optional(
+    Type.String({
+      minLength: 1,
+      description: 'Set to keep attachment files in MinIO / S3 instead of the data dir (host name, e.g. localhost).',
+    }),
+  ),
+  QUIRE_S3_PORT: Type.Optional(
+    Type.Integer({ minimum: 1, maximum: 65535, description: 'S3 port (e.g. 9000 for MinIO).' }),
+  ),
+  QUIRE_S3_USE_SSL: Type.Boolean({ default: false, description: 'Speak HTTPS to the S3 endpoint.' }),
+  QUIRE_S3_ACCESS_KEY: Type.Optional(Type.String({ minLength: 1, description: 'S3 access key.' })),
+  QUIRE_S3_SECRET_KEY: Type.Optional(Type.String({ minLength: 1, description: 'S3 secret key.' })),
+  QUIRE_S3_BUCKET: Type.String({
+    minLength: 3,
+    maxLength: 63,
+    default: 'quire',
+    description: 'Bucket for attachment files; the documents service creates it when missing.',
+  }),
+  QUIRE_S3_REGION: Type.String({ default: 'us-east-1', description: 'S3 region.' }),
+  QUIRE_MAX_FILE_SIZE: Type.Integer({
+    minimum: 1,
+    default: 100 * 1024 * 1024,
+    description: 'Largest attachment in bytes.',
+  }),
+  QUIRE_MAX_FILES: Type.Integer({
+    minimum: 1,
+    maximum: 1000,
+    default: 10,
+    description: 'Most files in one upload call.',
+  }),
   QUIRE_BULK_BODY_LIMIT: Type.Integer({
     minimum: 1024,
     default: 16 * 1024 * 1024,
     description: 'Largest body of a bulk documents call (POST .../documents/bulk, up to 1000 operations), in bytes.',
   }),
-  /** Where uploads are spooled on their way to the file store; the OS temp dir when unset. */
-  QUIRE_UPLOAD_DIR: Type.Optional(Type.String({ minLength: 1 })),
+  QUIRE_UPLOAD_DIR: Type.Optional(
+    Type.String({
+      minLength: 1,
+      description: 'Where uploads are spooled on their way to the file store (default: the OS temp dir).',
+    }),
+  ),
 })
-export type DocumentsConfig = Static<typeof DocumentsConfigSchema>
+/** What the app reads: its own variables, and of the common ones the caller rate limit (absent: off). */
+export type DocumentsConfig = Static<typeof DocumentsConfigSchema> &
+  Partial<Pick<CommonConfig, 'QUIRE_CALLER_RATE_LIMIT_PER_MINUTE'>>
 
 export const ConfigSchema = Type.Composite([CommonConfigSchema, DocumentsConfigSchema])
 

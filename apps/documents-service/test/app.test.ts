@@ -76,3 +76,14 @@ t.test('environment A never sees B: definitions and documents by id, name, exter
   const stillThere = await server.inject({ method: 'GET', url: `${documentsOf('secrets')}/X1`, headers: as.adminB })
   t.equal(stillThere.json().code, 42, 'B is untouched')
 })
+
+t.test('signed-in callers are limited per user when QUIRE_CALLER_RATE_LIMIT_PER_MINUTE is set', async (t) => {
+  const { server, as } = await build(t, { config: { QUIRE_CALLER_RATE_LIMIT_PER_MINUTE: 3 } })
+  const list = (headers: Record<string, string>) => server.inject({ method: 'GET', url: DEFINITIONS, headers })
+  for (let i = 0; i < 3; i++) t.equal((await list(as.member)).statusCode, 200)
+  const limited = await list(as.member)
+  t.equal(limited.statusCode, 429)
+  t.equal(limited.json().error, 'rate_limited')
+  t.ok(Number(limited.headers['retry-after']) > 0, 'with Retry-After')
+  t.equal((await list(as.admin)).statusCode, 200, 'another user has a budget of its own')
+})
