@@ -65,9 +65,17 @@ function definitionsRepository(store: RecordStore, documents: DocumentsRepositor
   const definitions = DOCUMENTS_COLLECTIONS.definitions.in(store)
   const cache = new Map<string, { definition: DefinitionRecord; expires: number }>()
 
-  /** The caller's permissions, and each declared index with the store's build state. */
-  async function present(scope: Scope, record: DefinitionRecord): Promise<Definition> {
+  /**
+   * The caller's permissions, and each declared index with the store's build state. A write's answer passes
+   * `written`: every index it declares was built before its write committed, so none is read again (a store
+   * failure then would turn a committed write into an error).
+   */
+  async function present(scope: Scope, record: DefinitionRecord, written = false): Promise<Definition> {
     if (!record.indexes?.length) return { ...record, _permissions: permissionsOf(scope) }
+    if (written) {
+      const indexes = record.indexes.map((declaration) => ({ ...declaration, state: 'ready' as const }))
+      return { ...record, indexes, _permissions: permissionsOf(scope) }
+    }
     const states = new Map((await documents.indexStates(record)).map((index) => [index.name, index.state]))
     const indexes = record.indexes.map((declaration) => {
       const state = states.get(declaredIndex(declaration).name)
@@ -193,7 +201,7 @@ function definitionsRepository(store: RecordStore, documents: DocumentsRepositor
       forget(scope.environmentId)
     }
     await documents.removeIndexes(updated, current.indexes ?? [])
-    return present(scope, updated)
+    return present(scope, updated, true)
   }
 
   async function freeCopyName(environmentId: string, source: string): Promise<string> {
@@ -230,13 +238,13 @@ function definitionsRepository(store: RecordStore, documents: DocumentsRepositor
       if (body.name === undefined) {
         throw fail('validation_error', 'body/name is required to create a document definition')
       }
-      return present(scope, await insert(scope, { ...settingsOf(body), name: body.name }))
+      return present(scope, await insert(scope, { ...settingsOf(body), name: body.name }), true)
     },
 
     async copy(scope, sourceIdOrName, body) {
       const source = await load(scope.environmentId, sourceIdOrName)
       const name = body.name ?? (await freeCopyName(scope.environmentId, source.name))
-      return present(scope, await insert(scope, { ...settingsOf(source), ...settingsOf(body), name }))
+      return present(scope, await insert(scope, { ...settingsOf(source), ...settingsOf(body), name }), true)
     },
 
     replace(scope, idOrName, body) {
