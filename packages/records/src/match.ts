@@ -34,7 +34,7 @@ function needsFull(value: unknown, depth = 0): boolean {
 }
 
 /** JSON, except that regular expressions and dates stay distinct from strings and objects. */
-export function filterText(filter: Filter): string {
+function filterText(filter: Filter): string {
   return JSON.stringify(filter, function (this: Record<string, unknown>, key: string, value: unknown) {
     const raw = this[key]
     if (raw instanceof RegExp) return `\u0000regex:${String(raw)}`

@@ -77,7 +77,7 @@ export function sortKey(value: unknown): [Tag, number | string] {
   }
 }
 
-export function compareValues(a: unknown, b: unknown): number {
+function compareValues(a: unknown, b: unknown): number {
   const [tagA, keyA] = sortKey(a)
   const [tagB, keyB] = sortKey(b)
   if (tagA !== tagB) return tagA - tagB

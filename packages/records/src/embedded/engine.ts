@@ -65,7 +65,7 @@ const DICTIONARY = 'compressionDictionary'
 const BUILD_CHUNK = 400
 const SWEEP_CHUNK = 2000
 /** The default query budget: record text one query may hold in memory (MongoDB's in-memory sort allows 100 MB). */
-export const DEFAULT_QUERY_BUDGET = 32 * 2 ** 20
+const DEFAULT_QUERY_BUDGET = 32 * 2 ** 20
 
 // Meta keys. Ids of collections and indexes come from one sequence, so an id names one range in either database.
 const SEQUENCE: MetaKey = ['seq']
@@ -119,7 +119,7 @@ function noteArrays(stored: StoredIndex, entries: IndexEntries): boolean {
 }
 
 /** The index's entry for `values`: unique indexes key the values alone, the others end the key with `_id`. */
-export function entryKey(index: LiveIndex, values: IndexKey, id: string): IndexKey {
+function entryKey(index: LiveIndex, values: IndexKey, id: string): IndexKey {
   return keyedByValues(index) ? [index.id, ...values] : [index.id, ...values, id]
 }
 
