@@ -20,16 +20,13 @@ function comment(text: string): string[] {
 const quoted = (value: string): string => (/^[\w.,:/@*+-]*$/.test(value) ? value : JSON.stringify(value))
 
 /**
- * An env file listing every variable of `schema` in its order: its description (the schema's, else
- * `descriptions[name]`) as a comment, then `NAME=default`, or `# NAME=` when it has no default.
+ * An env file listing every variable of `schema` in its order: its schema description as a comment, then
+ * `NAME=default`, or `# NAME=` when it has no default.
  */
-export function renderEnvExample(
-  schema: TObject,
-  options: { header: string; descriptions?: Readonly<Record<string, string>> },
-): string {
+export function renderEnvExample(schema: TObject, options: { header: string }): string {
   const out = [...options.header.split('\n').flatMap(comment), '']
   for (const [name, property] of Object.entries(schema.properties) as [string, TSchema][]) {
-    const description = (property.description as string | undefined) ?? options.descriptions?.[name]
+    const description = property.description as string | undefined
     if (description) out.push(...comment(description))
     const fallback: unknown = property.default
     out.push(fallback === undefined ? `# ${name}=` : `${name}=${quoted(String(fallback))}`)

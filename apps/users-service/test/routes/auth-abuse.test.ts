@@ -154,9 +154,9 @@ t.test('reset mail: handed to SMTP, then no usable token at rest; retried while 
   const [delivered] = await outbox.find({ status: { $ne: 'discarded' } })
   t.match(delivered, { status: 'sent', attempts: 2, to: 'alice@example.com' })
   t.match(delivered?.text, /Reset token: \[removed once sent\]/)
-  for (const name of ['mail_outbox', 'password_resets', 'throttles', 'users', 'audit_log']) {
-    const records = await built.resources.store.collection(name).find({})
-    t.notOk(JSON.stringify(records).includes(token), `no usable token at rest in ${name}`)
+  for (const collection of Object.values(COLLECTIONS)) {
+    const records = await collection.in(built.resources.store).find({})
+    t.notOk(JSON.stringify(records).includes(token), `no usable token at rest in ${collection.name}`)
   }
   const confirmed = await built.call({
     method: 'POST',
