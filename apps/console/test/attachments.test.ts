@@ -26,6 +26,7 @@ t.test('upload with a progress bar', async (t) => {
   await page.locator('progress').waitFor({ state: 'attached' })
   await file('big.txt').waitFor()
   await file('note.txt').waitFor()
+  await page.locator('progress').waitFor({ state: 'detached' })
   t.equal(await page.locator('progress').count(), 0, 'the bar goes when done')
   t.match(await file('big.txt').textContent(), /3\.0 MB/)
 })

@@ -34,12 +34,17 @@ t.test('a bad version number shows the API userDescription', async (t) => {
 })
 
 t.test('install, upgrade, uninstall', async (t) => {
+  // Each step waits for the row to show the installed version (the notice may come before the table's refresh).
   await market('CRM').getByRole('button', { name: 'Install 1.0.0' }).click()
-  await installed('CRM').waitFor()
+  await installed('CRM')
+    .filter({ hasText: /CRM1\.0\.01\.1\.0/ })
+    .waitFor()
   t.match(await installed('CRM').textContent(), /CRM1\.0\.01\.1\.0/)
   await market('CRM').getByRole('button', { name: 'Install 1.1.0' }).click()
-  await installed('CRM').getByText('1.1.0', { exact: true }).first().waitFor()
   await page.getByText('Installed CRM 1.1.0').waitFor()
+  await installed('CRM')
+    .filter({ hasText: /CRM1\.1\.01\.1\.0/ })
+    .waitFor()
   t.match(await installed('CRM').textContent(), /CRM1\.1\.01\.1\.0/)
   await installed('CRM').getByRole('button', { name: 'Uninstall' }).click()
   await installed('CRM').getByRole('button', { name: 'Yes' }).click()
