@@ -1,4 +1,3 @@
-import { setImmediate as nextTurn } from 'node:timers/promises'
 import { open, type Database, type Key, type RootDatabase } from 'lmdb'
 import { DuplicateKeyError, RecordsError, StoreUnavailableError } from '../errors.js'
 import type { IndexInfo, IndexSpec, StoredRecord } from '../port.js'
@@ -12,6 +11,7 @@ import {
   type StoredIndex,
 } from './index-keys.js'
 import { Row } from './row.js'
+import { spent, turn } from './long-work.js'
 
 /**
  * Records as JSON text (a page of whole records is answered without re-encoding them), each under its
@@ -116,6 +116,16 @@ function noteArrays(stored: StoredIndex, entries: IndexEntries): boolean {
     changed = true
   }
   return changed
+}
+
+/** Runs one chunk of long work (a build, a sweep) and reports its length to the long-work gate. */
+function timed<R>(work: () => R): R {
+  const started = performance.now()
+  try {
+    return work()
+  } finally {
+    spent(performance.now() - started)
+  }
 }
 
 /** The index's entry for `values`: unique indexes key the values alone, the others end the key with `_id`. */
@@ -414,7 +424,7 @@ export class Engine {
     for (;;) {
       let step: { done: boolean; last?: string }
       try {
-        step = await this.write(() => this.#buildChunk(name, indexId, after))
+        step = await this.write(() => timed(() => this.#buildChunk(name, indexId, after)))
       } catch (error) {
         // Nothing of the index is left for readers: its definition goes now, its entries with the sweep.
         if (!(error instanceof StoreUnavailableError)) await this.#dropIndex(name, indexId)
@@ -422,7 +432,7 @@ export class Engine {
       }
       if (step.done) return
       after = step.last
-      await nextTurn()
+      await turn()
     }
   }
 
@@ -512,29 +522,31 @@ export class Engine {
   async #sweep(): Promise<void> {
     for (;;) {
       if (this.#closing) return
-      const more = await this.write(() => {
-        let removed = 0
-        let visited = 0
-        for (const garbage of this.#meta.getKeys({ start: [GARBAGE], end: [GARBAGE, Infinity] })) {
-          if (removed >= SWEEP_CHUNK || ++visited > SWEEP_CHUNK / 4) return true
-          const id = garbage[1] as number
-          const ranges: Array<[Database<unknown, Key>, Key, Key]> = [
-            [this.#records, recordPrefix(id), recordPrefix(id + 1)],
-            [this.#entries, [id], [id + 1]],
-          ]
-          for (const [db, start, end] of ranges) {
-            for (const key of db.getKeys({ start, end, limit: SWEEP_CHUNK - removed + 1 })) {
-              if (removed === SWEEP_CHUNK) return true
-              db.removeSync(key)
-              removed++
+      const more = await this.write(() =>
+        timed(() => {
+          let removed = 0
+          let visited = 0
+          for (const garbage of this.#meta.getKeys({ start: [GARBAGE], end: [GARBAGE, Infinity] })) {
+            if (removed >= SWEEP_CHUNK || ++visited > SWEEP_CHUNK / 4) return true
+            const id = garbage[1] as number
+            const ranges: Array<[Database<unknown, Key>, Key, Key]> = [
+              [this.#records, recordPrefix(id), recordPrefix(id + 1)],
+              [this.#entries, [id], [id + 1]],
+            ]
+            for (const [db, start, end] of ranges) {
+              for (const key of db.getKeys({ start, end, limit: SWEEP_CHUNK - removed + 1 })) {
+                if (removed === SWEEP_CHUNK) return true
+                db.removeSync(key)
+                removed++
+              }
             }
+            this.#meta.removeSync(garbage)
           }
-          this.#meta.removeSync(garbage)
-        }
-        return false
-      })
+          return false
+        }),
+      )
       if (!more) return
-      await nextTurn()
+      await turn()
     }
   }
 

@@ -1,4 +1,3 @@
-import { setImmediate as nextTurn } from 'node:timers/promises'
 import type { Key, RangeOptions } from 'lmdb'
 import { QueryTooLargeError } from '../errors.js'
 import { sortInMemory, type PageOptions } from '../in-memory-query.js'
@@ -10,6 +9,7 @@ import { KEY_END, keyedByValues, partialMatcher, valuesKey, type IndexKey } from
 import { pathInText } from './json-fields.js'
 import { Row } from './row.js'
 import { TopK, valuesOrder, type SortValues } from './top-k.js'
+import { spent, turn } from './long-work.js'
 
 type Scalar = string | number | boolean | null
 
@@ -61,7 +61,7 @@ export function runAsync<R>(engine: Engine, pacer: Pacer, steps: Steps<R>): R | 
 
 async function resume<R>(engine: Engine, pacer: Pacer, steps: Steps<R>): Promise<R> {
   for (;;) {
-    await nextTurn()
+    await turn()
     try {
       engine.assertOpen()
     } catch (error) {
@@ -69,7 +69,9 @@ async function resume<R>(engine: Engine, pacer: Pacer, steps: Steps<R>): Promise
       throw error
     }
     pacer.resumed()
+    const started = performance.now()
     const step = steps.next()
+    spent(performance.now() - started)
     if (step.done) return step.value
   }
 }
