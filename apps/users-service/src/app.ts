@@ -4,7 +4,7 @@ import { recordsIdentity } from '@quire/identity'
 import type { RecordStore } from '@quire/records'
 import { ensureUsersIndexes } from './collections.js'
 import type { UsersConfig } from './config.js'
-import { RetryLater, schemaError } from './lib/fail.js'
+import { RetryLater } from './lib/fail.js'
 import { accountsPlugin } from './plugins/accounts.js'
 import { bootstrapPlugin } from './plugins/bootstrap.js'
 import { environmentsPlugin } from './plugins/environments.js'
@@ -39,7 +39,6 @@ export const app: FastifyPluginAsync<UsersAppOptions> = async (fastify, options)
   const { store, keys, config, now = Date.now } = options
   await ensureUsersIndexes(store)
   // Validation errors keep Ajv's text as `description`; people read the contracts' plain `userDescription`.
-  fastify.setSchemaErrorFormatter(schemaError)
   fastify.addHook('onError', async function retryAfterHeader(_request, reply, error) {
     if (error instanceof RetryLater) reply.header('retry-after', String(error.retryAfter))
   })

@@ -1,5 +1,5 @@
 import type { Scope } from '@quire/auth'
-import { fail } from './fail.js'
+import { fail } from '@quire/service-kit'
 import type { UserRecord } from '../collections.js'
 
 /** What the decision reads, loaded beforehand by the users repository. */

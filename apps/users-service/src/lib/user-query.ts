@@ -1,6 +1,6 @@
 import type { UserListQuery } from '@quire/contracts'
 import { checkFilter, InvalidQueryError, type Filter } from '@quire/records'
-import { fail } from './fail.js'
+import { fail } from '@quire/service-kit'
 
 /** Fields a client query may never touch: secrets, and what would tell about other environments. */
 const HIDDEN_FIELDS = new Set(['authentication', 'environmentIds', 'activeEnvironmentIds'])

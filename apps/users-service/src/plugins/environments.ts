@@ -2,7 +2,7 @@ import fp from 'fastify-plugin'
 import type { FastifyInstance } from 'fastify'
 import type { CreateEnvironmentBody, Environment, UpdateEnvironmentBody } from '@quire/contracts'
 import { DuplicateKeyError, type RecordStore } from '@quire/records'
-import { fail } from '../lib/fail.js'
+import { fail } from '@quire/service-kit'
 import { COLLECTIONS, type EnvironmentRecord, type UserRecord } from '../collections.js'
 
 export interface EnvironmentsRepository {

@@ -4,7 +4,7 @@ import type { FastifyInstance } from 'fastify'
 import type { CreateLongLivedTokenBody, CreatedLongLivedToken, LongLivedToken } from '@quire/contracts'
 import { hashToken } from '@quire/identity'
 import { newObjectId, type RecordStore } from '@quire/records'
-import { fail } from '../lib/fail.js'
+import { fail } from '@quire/service-kit'
 import { COLLECTIONS, type LongLivedTokenRecord } from '../collections.js'
 
 export interface LongLivedTokensRepository {

@@ -10,7 +10,7 @@ import {
   type Filter,
   type RecordStore,
 } from '@quire/records'
-import { fail } from '../lib/fail.js'
+import { fail } from '@quire/service-kit'
 import { COLLECTIONS, type UserRecord } from '../collections.js'
 import { userToActFor } from '../lib/acting-for.js'
 import { hashPassword } from '../lib/passwords.js'

@@ -19,8 +19,7 @@ import {
   TwoFactorEnabledSchema,
   TwoFactorSetupSchema,
 } from '@quire/contracts'
-import { describeRoutes } from '@quire/service-kit'
-import { fail } from '../lib/fail.js'
+import { describeRoutes, fail } from '@quire/service-kit'
 
 interface AuthRoutesOptions {
   /** Seconds an access token lives, as the auth plugin signs it: the login answer tells the client. */

@@ -1,5 +1,5 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
-import { describeRoutes } from '@quire/service-kit'
+import { describeRoutes, fail } from '@quire/service-kit'
 import { Type } from '@sinclair/typebox'
 import {
   CreateLongLivedTokenBodySchema,
@@ -10,7 +10,6 @@ import {
   RevokedLongLivedTokenSchema,
   UserParamsSchema,
 } from '@quire/contracts'
-import { fail } from '../lib/fail.js'
 
 /** `/api/v2/users/{userId}/long-lived-tokens`: the user itself, or an administrator who may act for it. */
 export const longLivedTokenRoutes: FastifyPluginAsyncTypebox = async (app) => {

@@ -10,7 +10,7 @@ import {
   UserReferenceDataSchema,
   UserSchema,
 } from '@quire/contracts'
-import { fail } from '../lib/fail.js'
+import { fail } from '@quire/service-kit'
 import { nextPage, parseExclude, parseUserQuery } from '../lib/user-query.js'
 import { toReferenceData, toUser } from '../lib/user-view.js'
 

@@ -1,5 +1,6 @@
 import t from 'tap'
 import { Secret, TOTP } from 'otpauth'
+import { USER_DESCRIPTIONS } from '@quire/contracts'
 import { COLLECTIONS } from '../../src/collections.js'
 import { ADMIN, build, ENV_A, ENV_B, headers, type Built } from '../helper.js'
 
@@ -306,4 +307,18 @@ t.test('reset-2FA: administrators of the environment or super-administrators; au
   const unknown = await reset(headers(built.token(built.adminId)), 'nobody')
   t.equal(unknown.statusCode, 404)
   t.equal(unknown.json().error, 'user_not_found')
+})
+
+t.test('a body that fails its schema: the field in description, plain words in userDescription', async (t) => {
+  const built = await build(t)
+  const res = await built.call({
+    method: 'POST',
+    url: '/api/v2/users',
+    headers: headers(built.token(built.adminId), ENV_A),
+    payload: { username: 'a b' },
+  })
+  t.equal(res.statusCode, 400)
+  t.equal(res.json().error, 'validation_error')
+  t.match(res.json().description, /^body\/username /)
+  t.equal(res.json().userDescription, USER_DESCRIPTIONS.validation_error, 'no schema path or pattern')
 })
