@@ -1,6 +1,7 @@
 import { useEffect, useState } from 'preact/hooks'
 import { call, environment, session, whenUnauthorized, type Session } from './api.js'
 import { Link, navigate, usePath } from './router.js'
+import { ActionRuns } from './views/actions.js'
 import { Definitions, DefinitionEdit } from './views/definitions.js'
 import { DocumentEditor } from './views/document.js'
 import { Documents } from './views/documents.js'
@@ -66,6 +67,7 @@ function View({ path }: { path: string }) {
   const [area, a, b, c] = parts
   if (area === 'definitions' && a && b === 'documents' && c) return <DocumentEditor dd={a} id={c} />
   if (area === 'definitions' && a && b === 'documents') return <Documents dd={a} />
+  if (area === 'definitions' && a && b === 'runs') return <ActionRuns dd={a} />
   if (area === 'definitions' && a) return <DefinitionEdit dd={a} />
   if (area === 'definitions') return <Definitions />
   if (area === 'users' && a) return <UserDetail userId={a} />

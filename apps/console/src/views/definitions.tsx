@@ -2,6 +2,7 @@ import { useEffect, useState } from 'preact/hooks'
 import { ApiError, call, q } from '../api.js'
 import { Link, navigate } from '../router.js'
 import { ConfirmButton, ErrorText, Notice, parseJson, useAction, useLoad } from '../ui.js'
+import { ActionsEditor, type Action } from './actions.js'
 
 export interface Definition {
   _id: string
@@ -9,6 +10,7 @@ export interface Definition {
   label?: string
   fields?: Record<string, { type: string; required?: boolean }>
   indexes?: { fields: Record<string, 1 | -1>; unique?: boolean; state?: string }[]
+  actions?: Action[]
 }
 
 const json = (value: unknown) => (value === undefined ? '' : JSON.stringify(value, null, 2))
@@ -219,6 +221,10 @@ export function DefinitionEdit({ dd }: { dd: string }) {
           </ul>
         </>
       )}
+      <ActionsEditor dd={definition._id} initial={definition.actions ?? NO_ACTIONS} />
     </section>
   )
 }
+
+/** One empty list, so the editor is not reset by a new `[]` at each render. */
+const NO_ACTIONS: Action[] = []

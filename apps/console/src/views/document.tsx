@@ -2,6 +2,7 @@ import { useEffect, useState } from 'preact/hooks'
 import { ApiError, call, q, raw } from '../api.js'
 import { Link, navigate } from '../router.js'
 import { ConfirmButton, ErrorText, messageOf, useAction, useLoad } from '../ui.js'
+import { ManualActions } from './actions.js'
 import { Attachments } from './attachments.js'
 import type { Definition } from './definitions.js'
 import type { Doc } from './documents.js'
@@ -159,6 +160,12 @@ export function DocumentEditor({ dd, id }: { dd: string; id: string }) {
             <dt>Modified</dt>
             <dd>{String(doc._lastModifiedOn ?? '')}</dd>
           </dl>
+          <ManualActions
+            dd={dd}
+            documentId={doc._id}
+            actions={definition.value?.actions ?? []}
+            onRan={async () => show(await raw<Doc>('GET', `${core}/${q(doc._id)}`))}
+          />
           <Attachments
             dd={dd}
             document={doc}
