@@ -4,13 +4,17 @@ import type { FastifyInstance, FastifyReply, FastifyRequest, onRequestAsyncHookH
 import { ENVIRONMENT_ID_PATTERN } from '@quire/contracts'
 import { fail } from '@quire/service-kit'
 import type { Identity, UserAccess } from '@quire/identity'
+import { DELEGATED_PREFIX, delegated } from './delegation.js'
 import type { KeyPair } from './keys.js'
 
 /** Who calls: set by `authenticate` and by `requireEnvironment`. */
 export interface Caller {
   readonly userId: string
-  readonly via: 'access-token' | 'long-lived-token'
+  /** `action`: a server script's REST.call, acting for the user who set the action off (see `delegate`). */
+  readonly via: 'access-token' | 'long-lived-token' | 'action'
   readonly superAdministrator: boolean
+  /** How many actions deep this call is: 0 for a client's request, n for a call made by an action at depth n. */
+  readonly actionDepth: number
 }
 
 /** Who calls, and where: set by `requireEnvironment` alone. */
@@ -41,6 +45,15 @@ export interface AuthOptions {
 }
 
 type Hook = onRequestAsyncHookHandler
+
+/** Who a request's credentials name; `environmentId` only for a delegation, the one environment it may act in. */
+interface Identified {
+  userId: string
+  via: Caller['via']
+  access: UserAccess
+  actionDepth: number
+  environmentId?: string
+}
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -194,10 +207,7 @@ async function auth(app: FastifyInstance, options: AuthOptions) {
    * shares the budget); a request whose credentials fail is counted by its address, so a random Authorization
    * header per request gets no fresh budget, and an address past it is refused before any verification work.
    */
-  async function identifyWithinBudget(
-    request: FastifyRequest,
-    reply: FastifyReply,
-  ): Promise<{ userId: string; via: Caller['via']; access: UserAccess }> {
+  async function identifyWithinBudget(request: FastifyRequest, reply: FastifyReply): Promise<Identified> {
     if (!budget) return identify(request)
     const address = `address:${request.ip}`
     let wait = budget.wait(address, Date.now())
@@ -217,10 +227,9 @@ async function auth(app: FastifyInstance, options: AuthOptions) {
     return identified
   }
 
-  async function identify(
-    request: FastifyRequest,
-  ): Promise<{ userId: string; via: Caller['via']; access: UserAccess }> {
+  async function identify(request: FastifyRequest): Promise<Identified> {
     const header = request.headers.authorization
+    if (header?.startsWith(DELEGATED_PREFIX)) return identifyDelegated(header.slice(DELEGATED_PREFIX.length))
     const token = header?.startsWith(BEARER_PREFIX) ? header.slice(BEARER_PREFIX.length) : ''
     // A token in the verified cache passed every check below when it was first seen.
     let claims = verified.get(token)
@@ -244,12 +253,29 @@ async function auth(app: FastifyInstance, options: AuthOptions) {
     }
     const user = await identity.user(userId)
     if (!user || issuedAt < user.sessionsValidAfter) throw unauthorized('The token is no longer valid')
-    return { userId, via, access: user }
+    return { userId, via, access: user, actionDepth: 0 }
+  }
+
+  /** A server script's call: the user it acts for is read again, as for a token; only its environment is open. */
+  async function identifyDelegated(handle: string): Promise<Identified> {
+    const grant = delegated(handle)
+    if (!grant) throw unauthorized('The delegation is unknown or ended')
+    const user = await identity.user(grant.userId)
+    if (!user || grant.issuedAt < user.sessionsValidAfter) throw unauthorized('The delegated user is no longer valid')
+    return {
+      userId: grant.userId,
+      via: 'action',
+      access: user,
+      actionDepth: grant.depth,
+      environmentId: grant.environmentId,
+    }
   }
 
   const authenticate: Hook = async (request, reply) => {
-    const { userId, via, access } = await identifyWithinBudget(request, reply)
-    request[CALLER] = { userId, via, superAdministrator: access.superAdministrator }
+    const { userId, via, access, actionDepth } = await identifyWithinBudget(request, reply)
+    // Routes outside any environment (environments, the marketplace, the user's own account) are not a script's.
+    if (via === 'action') throw fail('forbidden', 'An action can only call routes of its own environment')
+    request[CALLER] = { userId, via, superAdministrator: access.superAdministrator, actionDepth }
   }
 
   const requireEnvironment: Hook = async (request, reply) => {
@@ -264,7 +290,11 @@ async function auth(app: FastifyInstance, options: AuthOptions) {
         'The selected environment is not a valid environment id',
       )
     }
-    const { userId, via, access } = await identifyWithinBudget(request, reply)
+    const { userId, via, access, actionDepth, environmentId: delegatedTo } = await identifyWithinBudget(request, reply)
+    // A script never reaches another environment, even one its user could.
+    if (delegatedTo !== undefined && delegatedTo !== environmentId) {
+      throw fail('forbidden', `An action of environment ${delegatedTo} cannot reach environment ${environmentId}`)
+    }
     const superAdministrator = access.superAdministrator
     const entry = access.environments[environmentId]
     let scope: Scope
@@ -272,13 +302,22 @@ async function auth(app: FastifyInstance, options: AuthOptions) {
       if ((await identity.environmentState(environmentId)) === null) {
         throw fail('forbidden', `Environment ${environmentId} does not exist`, 'This environment does not exist')
       }
-      scope = { userId, via, superAdministrator, environmentId, administrator: true, groups: entry?.groups ?? [] }
+      scope = {
+        userId,
+        via,
+        superAdministrator,
+        actionDepth,
+        environmentId,
+        administrator: true,
+        groups: entry?.groups ?? [],
+      }
     } else if (entry?.active === true && (await identity.environmentState(environmentId)) === 'active') {
       // A deactivated environment is open to super-administrators only.
       scope = {
         userId,
         via,
         superAdministrator,
+        actionDepth,
         environmentId,
         administrator: entry.administrator,
         groups: entry.groups,

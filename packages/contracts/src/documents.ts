@@ -1,5 +1,5 @@
 import { Type, type Static, type TSchema } from '@sinclair/typebox'
-import { IdSchema, LimitSchema, PRINTABLE_PATTERN, TimestampSchema } from './common.js'
+import { IdSchema, LimitSchema, ObjectIdSchema, PRINTABLE_PATTERN, TimestampSchema } from './common.js'
 
 /** Top-level names the server maintains; a client sending them is ignored (API.md, "Documents"). */
 export const DOCUMENT_SYSTEM_FIELDS = [
@@ -78,12 +78,55 @@ const DefinitionIndexSchema = Type.Object({
   state: Type.Optional(Type.Union([Type.Literal('building'), Type.Literal('ready')])),
 })
 
+// ---------------------------------------------------------------------------------------------------------
+// Actions: server scripts a definition declares (docs/API.md, "Actions")
+
+/** When an action runs: on demand (`POST .../actions/{name}`), before a write (may refuse or change it), after one. */
+export const ACTION_TRIGGERS = [
+  'manual',
+  'beforeCreate',
+  'beforeUpdate',
+  'beforeDelete',
+  'afterCreate',
+  'afterUpdate',
+  'afterDelete',
+] as const
+export type ActionTrigger = (typeof ACTION_TRIGGERS)[number]
+
+export const ACTION_NAME_PATTERN = '^[A-Za-z][A-Za-z0-9_-]{0,63}$'
+/** The largest script, in characters (the engine also refuses more than 64 KiB of UTF-8). */
+const ACTION_SOURCE_MAX = 64 * 1024
+const MAX_ACTIONS = 32
+
+const ActionTriggersSchema = Type.Array(Type.Union(ACTION_TRIGGERS.map((trigger) => Type.Literal(trigger))), {
+  minItems: 1,
+  maxItems: ACTION_TRIGGERS.length,
+  uniqueItems: true,
+})
+const actionFields = {
+  name: Type.String({ pattern: ACTION_NAME_PATTERN }),
+  triggers: ActionTriggersSchema,
+  description: Type.Optional(Type.String({ maxLength: 5000 })),
+}
+
+/** An action as declared: `source` is the body of an async function (its `return` is the result). */
+export const ActionSchema = Type.Object(
+  { ...actionFields, source: Type.String({ maxLength: ACTION_SOURCE_MAX }) },
+  { additionalProperties: false },
+)
+export type Action = Static<typeof ActionSchema>
+const ActionsSchema = Type.Array(ActionSchema, { maxItems: MAX_ACTIONS })
+
+/** An action in a definition's answer: `source` only for administrators. */
+const DefinitionActionSchema = Type.Object({ ...actionFields, source: Type.Optional(Type.String()) })
+
 const NameSchema = Type.String({ minLength: 1, maxLength: 200, pattern: PRINTABLE_PATTERN })
 const definitionSettings = {
   label: Type.Optional(Type.String({ maxLength: 500 })),
   description: Type.Optional(Type.String({ maxLength: 5000 })),
   fields: Type.Optional(FieldsSchema),
   indexes: Type.Optional(Type.Array(IndexDeclarationSchema, { maxItems: 32 })),
+  actions: Type.Optional(ActionsSchema),
 }
 
 /** `PUT /document-definitions/{ddId}`: the whole definition. */
@@ -101,6 +144,7 @@ export const DefinitionPatchSchema = Type.Object(
     description: Type.Optional(Nullable(Type.String({ maxLength: 5000 }))),
     fields: Type.Optional(Nullable(FieldsSchema)),
     indexes: Type.Optional(Nullable(Type.Array(IndexDeclarationSchema, { maxItems: 32 }))),
+    actions: Type.Optional(Nullable(ActionsSchema)),
   },
   { additionalProperties: false },
 )
@@ -110,8 +154,8 @@ const Reference = Type.Object({ id: Type.Optional(Type.String()) })
 
 /**
  * `POST /document-definitions`: without `sourceId` a new definition (`name` required); with it a copy, which
- * accepts the spec's names (context of the calling action, all optional) and takes the given settings over
- * the source's.
+ * accepts the spec's names (context of the calling action, all optional: an action's `context`, `input` and
+ * `previous` included, may be sent as is; none of them is stored) and takes the given settings over the source's.
  */
 export const CreateDefinitionBodySchema = Type.Object(
   {
@@ -124,6 +168,8 @@ export const CreateDefinitionBodySchema = Type.Object(
     workflowId: Type.Optional(Type.String({ maxLength: 256 })),
     value: Type.Optional(Reference),
     documentDefinitions: Type.Optional(Type.Unknown()),
+    input: Type.Optional(Type.Unknown()),
+    previous: Type.Optional(Type.Unknown()),
   },
   { additionalProperties: false },
 )
@@ -149,6 +195,7 @@ export const DefinitionSchema = Type.Object({
   name: Type.String(),
   ...definitionSettings,
   indexes: Type.Optional(Type.Array(DefinitionIndexSchema)),
+  actions: Type.Optional(Type.Array(DefinitionActionSchema)),
   _permissions: PermissionsSchema,
 })
 export type Definition = Static<typeof DefinitionSchema>
@@ -273,3 +320,58 @@ export const NotModifiedSchema = Type.Null({ description: 'Not modified: the cop
 
 /** `If-Match` on PUT, PATCH and DELETE: the `ETag` (`_hash`) the client last saw. */
 export const IfMatchHeadersSchema = Type.Object({ 'if-match': Type.Optional(Type.String({ maxLength: 2048 })) })
+
+// ---------------------------------------------------------------------------------------------------------
+// Running actions
+
+/** `POST {core}/{id}/actions/{name}`. */
+export const ActionParamsSchema = Type.Object({ ddId: IdSchema, id: IdSchema, name: Type.String({ maxLength: 64 }) })
+/** The manual call's body, given to the script as `context.input` (absent: `null`). */
+export const ActionInputSchema = Type.Object({}, { additionalProperties: true, maxProperties: 1000 })
+/** The largest body of a manual call, in bytes. */
+export const ACTION_INPUT_LIMIT = 64 * 1024
+/** A manual run's answer: its run record's `_id` and the script's return value (`null` for none). */
+export const ActionResultSchema = Type.Object({ runId: ObjectIdSchema, result: Type.Unknown() })
+
+export const ACTION_RUN_STATUSES = ['succeeded', 'refused', 'failed'] as const
+
+/**
+ * One run of an action (manual, before or after a write), kept for the retention period. `error.kind`: the
+ * engine's (`exception`, `cpu`, `memory`, `rest_calls`, `output`, `wall`, `crash`), `result` (a before-write
+ * action returned something other than an object), `queue_full` (an after-write job was not queued), or
+ * `refused` with the script's code when an after-write action refused.
+ */
+export const ActionRunSchema = Type.Object({
+  _id: ObjectIdSchema,
+  environmentId: Type.String(),
+  definitionId: Type.String(),
+  documentId: Type.String(),
+  action: Type.String(),
+  trigger: Type.Union(ACTION_TRIGGERS.map((trigger) => Type.Literal(trigger))),
+  status: Type.Union(ACTION_RUN_STATUSES.map((status) => Type.Literal(status))),
+  error: Type.Optional(
+    Type.Object({ kind: Type.String(), message: Type.String(), code: Type.Optional(Type.String()) }),
+  ),
+  logs: Type.Array(
+    Type.Object({
+      level: Type.Union([Type.Literal('log'), Type.Literal('info'), Type.Literal('warn'), Type.Literal('error')]),
+      message: Type.String(),
+    }),
+  ),
+  durationMs: Type.Number({ minimum: 0 }),
+  attempt: Type.Integer({ minimum: 1 }),
+  userId: Type.String(),
+  createdOn: TimestampSchema,
+  expiresOn: TimestampSchema,
+})
+export type ActionRun = Static<typeof ActionRunSchema>
+
+/** `GET /document-definitions/{ddId}/action-runs`: newest first; `after` is the `_id` of the previous page's last. */
+export const ActionRunsQuerystringSchema = Type.Object({
+  action: Type.Optional(Type.String({ maxLength: 64 })),
+  documentId: Type.Optional(IdSchema),
+  status: Type.Optional(Type.Union(ACTION_RUN_STATUSES.map((status) => Type.Literal(status)))),
+  limit: LimitSchema,
+  after: Type.Optional(IdSchema),
+})
+export type ActionRunsQuerystring = Static<typeof ActionRunsQuerystringSchema>

@@ -36,6 +36,7 @@ function record(_id: string, entries: Record<string, Partial<EnvironmentEntry>>,
 const scope = (userId: string, role: 'member' | 'administrator' | 'super'): Scope => ({
   userId,
   via: 'access-token',
+  actionDepth: 0,
   superAdministrator: role === 'super',
   environmentId: 'a',
   administrator: role !== 'member',

@@ -1,0 +1,46 @@
+import { randomBytes } from 'node:crypto'
+
+/** Who a delegation acts for: a user, in one environment, at a depth of nested actions. */
+export interface DelegationGrant {
+  readonly userId: string
+  readonly environmentId: string
+  /** How many actions deep the calls made with it are (1 for an action a request set off). */
+  readonly depth: number
+}
+
+export interface Delegation {
+  /** The headers a call made with it sends: `authorization: Delegated <handle>` and `environment-id`. */
+  readonly headers: { readonly authorization: string; readonly 'environment-id': string }
+  /** Ends it: the handle is refused from then on. */
+  release(): void
+}
+
+export const DELEGATED_PREFIX = 'Delegated '
+
+/**
+ * Live delegations, by handle. Module-level: every auth plugin of this process (each service mounted in the
+ * gateway registers its own) accepts them, and nothing outside the process's memory ever holds a handle.
+ */
+const grants = new Map<string, DelegationGrant & { issuedAt: number }>()
+
+/**
+ * Lets in-process calls act as `userId` in `environmentId` (and nowhere else) until `release`: what a server
+ * script's REST.call sends. The handle is 32 random bytes; requests carry it in `authorization`, which the
+ * logger redacts.
+ */
+export function delegate(grant: DelegationGrant): Delegation {
+  const handle = randomBytes(32).toString('base64url')
+  grants.set(handle, {
+    userId: grant.userId,
+    environmentId: grant.environmentId,
+    depth: grant.depth,
+    issuedAt: Date.now(),
+  })
+  return {
+    headers: { authorization: `${DELEGATED_PREFIX}${handle}`, 'environment-id': grant.environmentId },
+    release: () => grants.delete(handle),
+  }
+}
+
+/** The grant behind a live handle, with when it was made (sessions ended after it end it too), or undefined. */
+export const delegated = (handle: string): (DelegationGrant & { issuedAt: number }) | undefined => grants.get(handle)

@@ -1,0 +1,93 @@
+import t, { type Test } from 'tap'
+import { createServer } from '@quire/service-kit'
+import { createEnvironment, createUser, testResources } from '@quire/testing'
+import { IDENTITY_COLLECTIONS, recordsIdentity } from '@quire/identity'
+import { authPlugin, delegate } from '../src/index.js'
+
+async function build(t: Test, lines: string[] = []) {
+  const resources = await testResources(t)
+  const server = createServer({ logLevel: 'trace', logStream: { write: (line) => lines.push(line) } })
+  await server.register(authPlugin, {
+    keys: { publicKey: resources.keys.publicKey },
+    identity: recordsIdentity(resources.store),
+  })
+  server.get('/env', { onRequest: server.auth.requireEnvironment }, async (request) => request.scope)
+  server.get('/whoami', { onRequest: server.auth.authenticate }, async (request) => request.caller)
+  // A failing request is logged with its headers: the redaction must cover the handle.
+  server.get('/fail', { onRequest: server.auth.requireEnvironment }, async (request) => {
+    request.log.error({ req: request }, 'failing on purpose')
+    throw new Error('boom')
+  })
+  t.teardown(() => server.close())
+  await createEnvironment(resources.store, 'acme')
+  await createEnvironment(resources.store, 'globex')
+  return { server, ...resources }
+}
+
+t.test('a delegation acts as its user, in its environment alone, at its depth, until released', async (t) => {
+  const lines: string[] = []
+  const { server, store } = await build(t, lines)
+  const user = await createUser(store, { environments: { acme: { groups: ['sales'] }, globex: {} } })
+  const delegation = delegate({ userId: user._id, environmentId: 'acme', depth: 2 })
+  t.match(delegation.headers.authorization, /^Delegated [\w-]{43}$/)
+  t.equal(delegation.headers['environment-id'], 'acme')
+
+  const own = await server.inject({ method: 'GET', url: '/env', headers: delegation.headers })
+  t.equal(own.statusCode, 200)
+  t.same(own.json(), {
+    userId: user._id,
+    via: 'action',
+    superAdministrator: false,
+    actionDepth: 2,
+    environmentId: 'acme',
+    administrator: false,
+    groups: ['sales'],
+  })
+
+  // Its user may use globex, the delegation may not.
+  const other = await server.inject({
+    method: 'GET',
+    url: '/env',
+    headers: { ...delegation.headers, 'environment-id': 'globex' },
+  })
+  t.equal(other.statusCode, 403)
+  t.equal(other.json().error, 'forbidden')
+
+  // Routes outside an environment are not a script's.
+  const outside = await server.inject({ method: 'GET', url: '/whoami', headers: delegation.headers })
+  t.equal(outside.statusCode, 403)
+
+  t.equal((await server.inject({ method: 'GET', url: '/fail', headers: delegation.headers })).statusCode, 500)
+  const handle = delegation.headers.authorization.split(' ')[1] ?? ''
+  t.ok(lines.length > 0 && lines.every((line) => !line.includes(handle)), 'the handle is never logged')
+
+  delegation.release()
+  const released = await server.inject({ method: 'GET', url: '/env', headers: delegation.headers })
+  t.equal(released.statusCode, 401)
+  t.equal(released.json().error, 'unauthorized')
+})
+
+t.test('a delegation ends with its user: removed, or signed out everywhere after it was made', async (t) => {
+  const { server, store } = await build(t)
+  const users = IDENTITY_COLLECTIONS.users.in(store)
+  const user = await createUser(store, { environments: { acme: {} } })
+  const delegation = delegate({ userId: user._id, environmentId: 'acme', depth: 1 })
+  t.teardown(() => delegation.release())
+  t.equal((await server.inject({ method: 'GET', url: '/env', headers: delegation.headers })).statusCode, 200)
+  await users.updateOne({ _id: user._id }, { $set: { 'authentication.sessionsValidAfter': Date.now() + 1 } })
+  const ended = await server.inject({ method: 'GET', url: '/env', headers: delegation.headers })
+  t.equal(ended.statusCode, 401)
+
+  const gone = await createUser(store, { environments: { acme: {} } })
+  const orphan = delegate({ userId: gone._id, environmentId: 'acme', depth: 1 })
+  t.teardown(() => orphan.release())
+  await users.deleteOne({ _id: gone._id })
+  t.equal((await server.inject({ method: 'GET', url: '/env', headers: orphan.headers })).statusCode, 401)
+
+  const forged = await server.inject({
+    method: 'GET',
+    url: '/env',
+    headers: { authorization: `Delegated ${'A'.repeat(43)}`, 'environment-id': 'acme' },
+  })
+  t.equal(forged.statusCode, 401)
+})
