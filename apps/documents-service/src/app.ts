@@ -5,6 +5,7 @@ import { recordsIdentity } from '@quire/identity'
 import type { RecordStore } from '@quire/records'
 import { ensureDocumentsIndexes } from './collections.js'
 import type { DocumentsConfig } from './config.js'
+import { actionsPlugin } from './plugins/actions.js'
 import { attachmentsPlugin } from './plugins/attachments.js'
 import { definitionsPlugin } from './plugins/definitions-repository.js'
 import { documentsPlugin } from './plugins/documents-repository.js'
@@ -33,6 +34,7 @@ export const app: FastifyPluginAsync<DocumentsAppOptions> = async (fastify, { st
 
   await ensureDocumentsIndexes(store)
   await fastify.register(idempotencyPlugin, { store })
+  await fastify.register(actionsPlugin, { store, config })
   await fastify.register(documentsPlugin, { store })
   await fastify.register(definitionsPlugin, { store })
   await fastify.register(attachmentsPlugin, { store, files, config })

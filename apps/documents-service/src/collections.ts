@@ -1,4 +1,12 @@
-import type { BulkResult, Definition, IndexDeclaration } from '@quire/contracts'
+import type {
+  Action,
+  ActionRun,
+  ActionTrigger,
+  BulkResult,
+  Definition,
+  Document,
+  IndexDeclaration,
+} from '@quire/contracts'
 import {
   defineCollection,
   ensureIndexes,
@@ -9,10 +17,13 @@ import {
 } from '@quire/records'
 
 /**
- * A definition as stored: the wire shape without `_permissions` (computed for each caller) and with its indexes
- * as declared (their `state` is the store's, read for each answer).
+ * A definition as stored: the wire shape without `_permissions` (computed for each caller), with its indexes as
+ * declared (their `state` is the store's, read for each answer) and its actions whole (sources included).
  */
-export type DefinitionRecord = Omit<Definition, '_permissions' | 'indexes'> & { indexes?: IndexDeclaration[] }
+export type DefinitionRecord = Omit<Definition, '_permissions' | 'indexes' | 'actions'> & {
+  indexes?: IndexDeclaration[]
+  actions?: Action[]
+}
 
 /**
  * A document as stored, never with `_permissions`. Its stored text ends with `_hash` (see lib/stored-text.ts).
@@ -69,6 +80,35 @@ export interface SharedFileRecord extends StoredRecord {
   references: number
 }
 
+/** A run of an action as stored (`GET .../action-runs` answers them as they are). */
+export type ActionRunRecord = ActionRun & StoredRecord
+
+/**
+ * An after-write action waiting to run, written in the transaction of the write that set it off. `dueOn` is when
+ * it may run next: a runner claims it by moving `dueOn` past its lease (a conditional write on `_hash`), so one
+ * runner holds it at a time, and a runner that dies leaves it due again once the lease ends.
+ */
+export interface ActionJobRecord extends StoredRecord {
+  _hash: string
+  environmentId: string
+  definitionId: string
+  documentId: string
+  action: string
+  trigger: ActionTrigger
+  /** Who wrote: the action runs as them. */
+  userId: string
+  /** The depth its run acts at (the write's own depth + 1). */
+  depth: number
+  /** The committed document (the deleted one for `afterDelete`) as its writer read it, `_permissions` included. */
+  document: Document
+  /** For `afterUpdate` and `afterDelete`: the document before the write. */
+  previous: Document | null
+  /** Runs started so far. */
+  attempt: number
+  dueOn: string
+  createdOn: string
+}
+
 /**
  * The documents service's collections, the only place their names are written. A definition's name is unique
  * in its environment (listing by environment uses the same index).
@@ -88,6 +128,16 @@ export const DOCUMENTS_COLLECTIONS = {
   ]),
   /** `_id`: a stored file's key. A file is removed from the file store with its last reference. */
   sharedFiles: defineCollection<SharedFileRecord>('shared_files'),
+  /** Listed per definition, newest first (`_id`s are time-ordered); swept past `expiresOn`. */
+  actionRuns: defineCollection<ActionRunRecord>('action_runs', [
+    { name: 'definition', fields: { environmentId: 1, definitionId: 1 } },
+    { name: 'expires', fields: { expiresOn: 1 } },
+  ]),
+  /** Claimed in `dueOn` order; counted and dropped per definition. */
+  actionJobs: defineCollection<ActionJobRecord>('action_jobs', [
+    { name: 'due', fields: { dueOn: 1 } },
+    { name: 'definition', fields: { definitionId: 1 } },
+  ]),
 } as const
 
 /** Creates the missing indexes of the fixed collections (idempotent); app.ts calls it once at start. */

@@ -38,6 +38,43 @@ export const DocumentsConfigSchema = Type.Object({
     default: 16 * 1024 * 1024,
     description: 'Largest body of a bulk documents call (POST .../documents/bulk, up to 1000 operations), in bytes.',
   }),
+  QUIRE_SCRIPT_WORKERS: Type.Optional(
+    Type.Integer({
+      minimum: 1,
+      maximum: 64,
+      description: 'Worker threads running action scripts (default: CPUs - 1, at most 4; started at first use).',
+    }),
+  ),
+  QUIRE_SCRIPT_CPU_MS: Type.Integer({
+    minimum: 1,
+    maximum: 60_000,
+    default: 100,
+    description: 'CPU time of one action run, in ms (waiting for REST.call answers does not count).',
+  }),
+  QUIRE_SCRIPT_MEMORY_MB: Type.Integer({
+    minimum: 1,
+    maximum: 1024,
+    default: 16,
+    description: 'Memory of one action run (its JavaScript heap), in MiB; a REST.call answer may use half of it.',
+  }),
+  QUIRE_SCRIPT_REST_CALLS: Type.Integer({
+    minimum: 0,
+    maximum: 10_000,
+    default: 25,
+    description: 'REST.call invocations of one action run.',
+  }),
+  QUIRE_SCRIPT_OUTPUT_KB: Type.Integer({
+    minimum: 1,
+    maximum: 16_384,
+    default: 64,
+    description: 'Console output kept of one action run, in KiB (past it: truncated); also the largest result.',
+  }),
+  QUIRE_ACTION_RUN_RETENTION_DAYS: Type.Integer({
+    minimum: 1,
+    maximum: 3650,
+    default: 7,
+    description: 'Days a record of an action run is kept (GET .../action-runs).',
+  }),
   QUIRE_UPLOAD_DIR: Type.Optional(
     Type.String({
       minLength: 1,

@@ -326,8 +326,12 @@ export const IfMatchHeadersSchema = Type.Object({ 'if-match': Type.Optional(Type
 
 /** `POST {core}/{id}/actions/{name}`. */
 export const ActionParamsSchema = Type.Object({ ddId: IdSchema, id: IdSchema, name: Type.String({ maxLength: 64 }) })
-/** The manual call's body, given to the script as `context.input` (absent: `null`). */
-export const ActionInputSchema = Type.Object({}, { additionalProperties: true, maxProperties: 1000 })
+/** The manual call's body, a JSON object given to the script as `context.input` (no body: `null`). */
+export const ActionInputSchema = Type.Unsafe<Record<string, unknown> | null>({
+  type: ['object', 'null'],
+  additionalProperties: true,
+  maxProperties: 1000,
+})
 /** The largest body of a manual call, in bytes. */
 export const ACTION_INPUT_LIMIT = 64 * 1024
 /** A manual run's answer: its run record's `_id` and the script's return value (`null` for none). */

@@ -4,8 +4,10 @@ import type { CreateDefinitionBody, Definition, DefinitionBody, DefinitionPatch,
 import { ConflictError, DuplicateKeyError, newObjectId, type RecordStore } from '@quire/records'
 import { fail } from '@quire/service-kit'
 import { declaredIndex, DOCUMENTS_COLLECTIONS, type DefinitionRecord } from '../collections.js'
+import { visibleActions } from '../lib/actions.js'
 import { hashed } from '../lib/stored-text.js'
 import { permissionsOf } from '../lib/visibility.js'
+import type { Actions } from './actions.js'
 import type { DocumentsRepository } from './documents-repository.js'
 
 export interface DefinitionsRepository {
@@ -32,7 +34,7 @@ declare module 'fastify' {
   }
 }
 
-const SETTINGS = ['label', 'description', 'fields', 'indexes'] as const
+const SETTINGS = ['label', 'description', 'fields', 'indexes', 'actions'] as const
 /** Other processes may change a definition: a cached one is trusted this long (changes here clear it). */
 const CACHE_TTL_MS = 2000
 const MAX_CACHED = 10_000
@@ -61,7 +63,11 @@ function settingsOf(source: Partial<Settings>): Partial<Omit<Settings, 'name'>> 
   return settings
 }
 
-function definitionsRepository(store: RecordStore, documents: DocumentsRepository): DefinitionsRepository {
+function definitionsRepository(
+  store: RecordStore,
+  documents: DocumentsRepository,
+  actions: Actions,
+): DefinitionsRepository {
   const definitions = DOCUMENTS_COLLECTIONS.definitions.in(store)
   const cache = new Map<string, { definition: DefinitionRecord; expires: number }>()
 
@@ -70,13 +76,14 @@ function definitionsRepository(store: RecordStore, documents: DocumentsRepositor
    * `written`: every index it declares was built before its write committed, so none is read again (a store
    * failure then would turn a committed write into an error).
    */
-  async function present(scope: Scope, record: DefinitionRecord, written = false): Promise<Definition> {
+  async function present(scope: Scope, stored: DefinitionRecord, written = false): Promise<Definition> {
+    const record = stored.actions ? { ...stored, actions: visibleActions(stored.actions, scope.administrator) } : stored
     if (!record.indexes?.length) return { ...record, _permissions: permissionsOf(scope) }
     if (written) {
       const indexes = record.indexes.map((declaration) => ({ ...declaration, state: 'ready' as const }))
       return { ...record, indexes, _permissions: permissionsOf(scope) }
     }
-    const states = new Map((await documents.indexStates(record)).map((index) => [index.name, index.state]))
+    const states = new Map((await documents.indexStates(stored)).map((index) => [index.name, index.state]))
     const indexes = record.indexes.map((declaration) => {
       const state = states.get(declaredIndex(declaration).name)
       return state ? { ...declaration, state } : declaration
@@ -163,6 +170,7 @@ function definitionsRepository(store: RecordStore, documents: DocumentsRepositor
   ): Promise<Definition> {
     const current = await load(scope.environmentId, idOrName)
     const next = settings(current)
+    if (next.actions !== current.actions) await actions.check(next.actions)
     const definition = hashed<DefinitionRecord>({
       _id: current._id,
       _createdOn: current._createdOn,
@@ -238,11 +246,13 @@ function definitionsRepository(store: RecordStore, documents: DocumentsRepositor
       if (body.name === undefined) {
         throw fail('validation_error', 'body/name is required to create a document definition')
       }
+      await actions.check(body.actions)
       return present(scope, await insert(scope, { ...settingsOf(body), name: body.name }), true)
     },
 
     async copy(scope, sourceIdOrName, body) {
       const source = await load(scope.environmentId, sourceIdOrName)
+      await actions.check(body.actions)
       const name = body.name ?? (await freeCopyName(scope.environmentId, source.name))
       return present(scope, await insert(scope, { ...settingsOf(source), ...settingsOf(body), name }), true)
     },
@@ -273,6 +283,7 @@ function definitionsRepository(store: RecordStore, documents: DocumentsRepositor
       await definitions.deleteOne({ _id: definition._id, _environmentId: scope.environmentId })
       forget(scope.environmentId)
       await documents.dropAll(definition)
+      await actions.drop(definition)
       return definition
     },
   }
@@ -281,7 +292,11 @@ function definitionsRepository(store: RecordStore, documents: DocumentsRepositor
 /** Decorates `fastify.definitions`; needs `fastify.documents` for the documents' collections. */
 export const definitionsPlugin = fp<{ store: RecordStore }>(
   async (fastify, { store }) => {
-    fastify.decorate('definitions', definitionsRepository(store, fastify.documents))
+    fastify.decorate('definitions', definitionsRepository(store, fastify.documents, fastify.actions))
   },
-  { name: '@quire/documents-definitions', fastify: '5.x', dependencies: ['@quire/documents-documents'] },
+  {
+    name: '@quire/documents-definitions',
+    fastify: '5.x',
+    dependencies: ['@quire/documents-documents', '@quire/documents-actions'],
+  },
 )

@@ -8,6 +8,7 @@ import {
   newObjectId,
   ParallelArraysError,
   QueryTooLargeError,
+  type Collection,
   type Filter,
   type IndexInfo,
   type Projection,
@@ -26,6 +27,7 @@ import {
   type DocumentFields,
   type DocumentRecord,
 } from '../collections.js'
+import { actionsFor, checkActionDepth, checkProposedFields } from '../lib/actions.js'
 import { userFields, userPart } from '../lib/document-fields.js'
 import { validateFields } from '../lib/field-validators.js'
 import { ifMatchAccepts } from '../lib/if-match.js'
@@ -41,6 +43,7 @@ import {
   visibilityFilter,
   withCondition,
 } from '../lib/visibility.js'
+import type { Actions } from './actions.js'
 import type { IdempotencyKeys } from './idempotency.js'
 
 /** Told after a document (or, with `document` absent, every document of a definition) is removed. */
@@ -121,6 +124,38 @@ declare module 'fastify' {
 
 /** Unpinned writes merge again onto a newer version; each round one writer wins, so this bounds contention. */
 const MAX_WRITE_ATTEMPTS = 16
+
+/** The system fields of a document as a write sets them. */
+type SystemFields = Pick<
+  DocumentRecord,
+  | '_id'
+  | '_createdOn'
+  | '_createdByUserId'
+  | '_lastModifiedOn'
+  | '_lastModifiedByUserId'
+  | '_documentDefinitionId'
+  | '_environmentId'
+>
+
+/** A kind of write, and the actions it may set off before and after it. */
+const WRITES = {
+  create: { before: 'beforeCreate', after: 'afterCreate' },
+  update: { before: 'beforeUpdate', after: 'afterUpdate' },
+  delete: { before: 'beforeDelete', after: 'afterDelete' },
+} as const
+type Write = keyof typeof WRITES
+
+/**
+ * Whether a write of `kind` sets off actions of `definition` (a definition without any costs one property read);
+ * 409 when they would run too deep.
+ */
+function setsOffActions(scope: Scope, definition: DefinitionRecord, kind: Write): boolean {
+  if (definition.actions === undefined) return false
+  const { before, after } = WRITES[kind]
+  const sets = actionsFor(definition, before).length > 0 || actionsFor(definition, after).length > 0
+  if (sets) checkActionDepth(scope.actionDepth, `This ${kind}`)
+  return sets
+}
 
 const present = (scope: Scope, record: DocumentRecord): Document => ({
   ...record,
@@ -206,7 +241,11 @@ function refusedIndex(error: unknown, name: string): unknown {
   return error
 }
 
-function documentsRepository(store: RecordStore, idempotencyKeys: IdempotencyKeys): DocumentsRepository {
+function documentsRepository(
+  store: RecordStore,
+  idempotencyKeys: IdempotencyKeys,
+  actions: Actions,
+): DocumentsRepository {
   const listeners: RemovalListener[] = []
   const collectionOf = (definition: DefinitionRecord) => documentsCollection(definition).in(store)
 
@@ -228,9 +267,35 @@ function documentsRepository(store: RecordStore, idempotencyKeys: IdempotencyKey
   const find = (scope: Scope, definition: DefinitionRecord, id: string): Promise<DocumentRecord> =>
     lookup(scope, definition, id, async (filter) => (await collectionOf(definition).findOne(filter)) ?? undefined)
 
+  /** A record of `system` and `fields`, the write rules checked (against the groups it had), hashed. */
+  function build(
+    scope: Scope,
+    definition: DefinitionRecord,
+    system: SystemFields,
+    previousGroups: readonly string[],
+    fields: DocumentFields,
+  ): DocumentRecord {
+    const record: DocumentRecord = {
+      _id: system._id,
+      _createdOn: system._createdOn,
+      _createdByUserId: system._createdByUserId,
+      _lastModifiedOn: system._lastModifiedOn,
+      _lastModifiedByUserId: system._lastModifiedByUserId,
+      _documentDefinitionId: system._documentDefinitionId,
+      _environmentId: system._environmentId,
+      ...fields,
+      status: typeof fields.status === 'string' ? fields.status : 'ready',
+      accessGroups: Array.isArray(fields.accessGroups) ? (fields.accessGroups as string[]) : [],
+      _hash: '',
+    }
+    checkGroupsWrite(scope, previousGroups, record.accessGroups)
+    validateFields(definition, record)
+    return hashed(record)
+  }
+
   function newRecord(scope: Scope, definition: DefinitionRecord, fields: DocumentFields): DocumentRecord {
     const now = new Date().toISOString()
-    const record: DocumentRecord = {
+    const system: SystemFields = {
       _id: newObjectId(),
       _createdOn: now,
       _createdByUserId: scope.userId,
@@ -238,15 +303,11 @@ function documentsRepository(store: RecordStore, idempotencyKeys: IdempotencyKey
       _lastModifiedByUserId: scope.userId,
       _documentDefinitionId: definition._id,
       _environmentId: definition._environmentId,
-      ...fields,
-      status: typeof fields.status === 'string' ? fields.status : 'ready',
-      accessGroups: Array.isArray(fields.accessGroups) ? (fields.accessGroups as string[]) : [],
-      _hash: '',
     }
-    checkGroupsWrite(scope, [], record.accessGroups)
-    validateFields(definition, record)
-    return hashed(record)
+    return build(scope, definition, system, [], fields)
   }
+
+  const groupsOf = (record: DocumentRecord): string[] => (Array.isArray(record.accessGroups) ? record.accessGroups : [])
 
   /** `current` rewritten with `fields` (write rules checked, hashed), as PUT, PATCH and bulk updates store it. */
   function nextRecord(
@@ -255,22 +316,67 @@ function documentsRepository(store: RecordStore, idempotencyKeys: IdempotencyKey
     current: DocumentRecord,
     fields: DocumentFields,
   ): DocumentRecord {
-    const next: DocumentRecord = {
-      _id: current._id,
-      _createdOn: current._createdOn,
-      _createdByUserId: current._createdByUserId,
-      _lastModifiedOn: new Date().toISOString(),
-      _lastModifiedByUserId: scope.userId,
-      _documentDefinitionId: current._documentDefinitionId,
-      _environmentId: current._environmentId,
-      ...fields,
-      status: typeof fields.status === 'string' ? fields.status : 'ready',
-      accessGroups: Array.isArray(fields.accessGroups) ? (fields.accessGroups as string[]) : [],
-      _hash: '',
+    const system = { ...current, _lastModifiedOn: new Date().toISOString(), _lastModifiedByUserId: scope.userId }
+    return build(scope, definition, system, groupsOf(current), fields)
+  }
+
+  /**
+   * The before-write actions of a create (`current` null) or an update, in declaration order, on `record`: each
+   * sees the document as the previous one left it. A returned object replaces the user fields, checked again as a
+   * client's body (system fields stay the write's, attachment metadata the stored one's).
+   */
+  async function beforeWrite(
+    scope: Scope,
+    definition: DefinitionRecord,
+    record: DocumentRecord,
+    current: DocumentRecord | null,
+  ): Promise<DocumentRecord> {
+    const trigger = current ? 'beforeUpdate' : 'beforeCreate'
+    const previous = current && present(scope, current)
+    for (const action of actionsFor(definition, trigger)) {
+      const fields = await actions.before(scope, definition, action, trigger, present(scope, record), previous)
+      if (fields === undefined) continue
+      checkProposedFields(action, fields)
+      const proposed = userFields(fields)
+      record = current
+        ? build(scope, definition, record, groupsOf(current), keepAttachmentFields(current, proposed))
+        : build(scope, definition, record, [], proposed)
     }
-    checkGroupsWrite(scope, Array.isArray(current.accessGroups) ? current.accessGroups : [], next.accessGroups)
-    validateFields(definition, next)
-    return hashed(next)
+    return record
+  }
+
+  /** The before-delete actions of `current`: they can only refuse. */
+  async function beforeDelete(scope: Scope, definition: DefinitionRecord, current: DocumentRecord): Promise<void> {
+    for (const action of actionsFor(definition, 'beforeDelete')) {
+      const document = present(scope, current)
+      await actions.before(scope, definition, action, 'beforeDelete', document, document)
+    }
+  }
+
+  /**
+   * Does `write` in a transaction that also queues the after-write actions of `kind` when the definition has
+   * any (so a committed write's jobs are never lost, an uncommitted one's never exist); the plain write otherwise.
+   */
+  async function committed<T>(
+    scope: Scope,
+    definition: DefinitionRecord,
+    kind: Write,
+    write: (documents: Collection<DocumentRecord>) => Promise<T>,
+    jobOf: (result: T) => { document: DocumentRecord; previous: DocumentRecord | null } | null,
+  ): Promise<T> {
+    const trigger = WRITES[kind].after
+    if (actionsFor(definition, trigger).length === 0) return write(collectionOf(definition))
+    const result = await store.transaction(async (tx) => {
+      const written = await write(documentsCollection(definition).in(tx))
+      const job = jobOf(written)
+      if (job) {
+        const previous = job.previous && present(scope, job.previous)
+        await actions.enqueue(tx, scope, definition, trigger, present(scope, job.document), previous)
+      }
+      return written
+    })
+    actions.dispatch()
+    return result
   }
 
   /**
@@ -287,12 +393,28 @@ function documentsRepository(store: RecordStore, idempotencyKeys: IdempotencyKey
     const documents = documentsCollection(definition).in(tx)
     const current = (id: string) =>
       lookup(scope, definition, id, async (filter) => (await documents.findOne(filter)) ?? undefined)
+    /** Queues the after-write actions of an operation in this transaction (none for most definitions). */
+    const enqueue = async (kind: Write, document: DocumentRecord, previous: DocumentRecord | null) => {
+      const trigger = WRITES[kind].after
+      if (actionsFor(definition, trigger).length === 0) return
+      await actions.enqueue(
+        tx,
+        scope,
+        definition,
+        trigger,
+        present(scope, document),
+        previous && present(scope, previous),
+      )
+    }
     const results: BulkResult[] = []
     for (const [index, operation] of operations.entries()) {
       try {
         if (operation.op === 'create') {
-          const record = newRecord(scope, definition, userFields(operation.body ?? {}))
+          let record = newRecord(scope, definition, userFields(operation.body ?? {}))
+          const acts = setsOffActions(scope, definition, 'create')
+          if (acts) record = await beforeWrite(scope, definition, record, null)
           await documents.insertOne(record)
+          if (acts) await enqueue('create', record, null)
           results.push({ op: 'create', _id: record._id, _hash: record._hash })
           continue
         }
@@ -301,19 +423,21 @@ function documentsRepository(store: RecordStore, idempotencyKeys: IdempotencyKey
           throw changed(operation.id)
         }
         if (operation.op === 'delete') {
+          const acts = setsOffActions(scope, definition, 'delete')
+          if (acts) await beforeDelete(scope, definition, before)
           await documents.deleteOne({ _id: before._id })
+          if (acts) await enqueue('delete', before, before)
           removed.push(before)
           results.push({ op: 'delete', _id: before._id, deleted: true })
           continue
         }
         const fields = operation.op === 'update' ? operation.body : mergePatch(userPart(before), operation.body)
-        const { _id, ...replacement } = nextRecord(
-          scope,
-          definition,
-          before,
-          keepAttachmentFields(before, userFields(fields)),
-        )
+        let next = nextRecord(scope, definition, before, keepAttachmentFields(before, userFields(fields)))
+        const acts = setsOffActions(scope, definition, 'update')
+        if (acts) next = await beforeWrite(scope, definition, next, before)
+        const { _id, ...replacement } = next
         await documents.updateOne({ _id }, replacement)
+        if (acts) await enqueue('update', next, before)
         results.push({ op: operation.op, _id, _hash: replacement._hash })
       } catch (error) {
         throw atOperation(index, error)
@@ -326,10 +450,20 @@ function documentsRepository(store: RecordStore, idempotencyKeys: IdempotencyKey
     const owner = { environmentId: definition._environmentId, definitionId: definition._id, userId: scope.userId }
     let record: DocumentRecord | undefined
     try {
-      return await idempotencyKeys.once(owner, key, body, async (tx) => {
+      const created = await idempotencyKeys.once(owner, key, body, async (tx) => {
         record = newRecord(scope, definition, userFields(body))
-        return documentsCollection(definition).in(tx).insertOne(record)
+        const documents = documentsCollection(definition).in(tx)
+        if (!setsOffActions(scope, definition, 'create')) return documents.insertOne(record)
+        // A replay answers the first result: its actions ran with the first call, and only then.
+        record = await beforeWrite(scope, definition, record, null)
+        const inserted = await documents.insertOne(record)
+        if (actionsFor(definition, 'afterCreate').length > 0) {
+          await actions.enqueue(tx, scope, definition, 'afterCreate', present(scope, inserted), null)
+        }
+        return inserted
       })
+      if (!created.replayed && actionsFor(definition, 'afterCreate').length > 0) actions.dispatch()
+      return created
     } catch (error) {
       if (error instanceof ConflictError) throw changed(key)
       throw record ? refusedWrite(error, record) : error
@@ -348,9 +482,18 @@ function documentsRepository(store: RecordStore, idempotencyKeys: IdempotencyKey
       const current = await find(scope, definition, id)
       if (ifMatch !== undefined && !ifMatchAccepts(ifMatch, current._hash)) throw changed(id)
       const fields = keepAttachmentFields(current, userFields(change(userPart(current))))
-      const { _id, ...replacement } = nextRecord(scope, definition, current, fields)
+      let next = nextRecord(scope, definition, current, fields)
+      const acts = setsOffActions(scope, definition, 'update')
+      if (acts) next = await beforeWrite(scope, definition, next, current)
+      const { _id, ...replacement } = next
       try {
-        const updated = await documents.updateOne({ _id }, replacement, { expectedHash: current._hash })
+        const write = (into: Collection<DocumentRecord>) =>
+          into.updateOne({ _id }, replacement, { expectedHash: current._hash })
+        const updated = acts
+          ? await committed(scope, definition, 'update', write, (done) =>
+              done ? { document: done, previous: current } : null,
+            )
+          : await documents.updateOne({ _id }, replacement, { expectedHash: current._hash })
         if (!updated) throw notFound(definition, id)
         return present(scope, updated)
       } catch (error) {
@@ -464,9 +607,21 @@ function documentsRepository(store: RecordStore, idempotencyKeys: IdempotencyKey
         const { document, replayed } = await createOnce(scope, definition, body, idempotencyKey)
         return { document: present(scope, document), replayed }
       }
-      const record = newRecord(scope, definition, userFields(body))
+      let record = newRecord(scope, definition, userFields(body))
       try {
-        await collectionOf(definition).insertOne(record)
+        if (!setsOffActions(scope, definition, 'create')) {
+          await collectionOf(definition).insertOne(record)
+        } else {
+          record = await beforeWrite(scope, definition, record, null)
+          const inserted = record
+          await committed(
+            scope,
+            definition,
+            'create',
+            (documents) => documents.insertOne(inserted),
+            (document) => ({ document, previous: null }),
+          )
+        }
       } catch (error) {
         throw refusedWrite(error, record)
       }
@@ -512,6 +667,7 @@ function documentsRepository(store: RecordStore, idempotencyKeys: IdempotencyKey
         throw refusedWrite(error, {})
       }
       if (!outcome) throw changed('(bulk)')
+      if (!outcome.replayed && definition.actions !== undefined) actions.dispatch()
       if (!outcome.replayed) {
         for (const document of removed) for (const listener of listeners) await listener({ definition, document })
       }
@@ -521,12 +677,18 @@ function documentsRepository(store: RecordStore, idempotencyKeys: IdempotencyKey
     async remove(scope, definition, id, ifMatch) {
       const current = await find(scope, definition, id)
       if (ifMatch !== undefined && !ifMatchAccepts(ifMatch, current._hash)) throw changed(id)
+      const acts = setsOffActions(scope, definition, 'delete')
+      if (acts) await beforeDelete(scope, definition, current)
       let removed: DocumentRecord | null
       try {
-        removed = await collectionOf(definition).deleteOne(
-          { _id: current._id },
-          { expectedHash: ifMatch === undefined ? undefined : current._hash },
-        )
+        // Actions saw `current`: the deletion is of that version (a concurrent change is 412).
+        const expectedHash = ifMatch === undefined && !acts ? undefined : current._hash
+        const write = (from: Collection<DocumentRecord>) => from.deleteOne({ _id: current._id }, { expectedHash })
+        removed = acts
+          ? await committed(scope, definition, 'delete', write, (gone) =>
+              gone ? { document: gone, previous: gone } : null,
+            )
+          : await write(collectionOf(definition))
       } catch (error) {
         throw error instanceof ConflictError ? changed(id) : error
       }
@@ -584,7 +746,11 @@ function documentsRepository(store: RecordStore, idempotencyKeys: IdempotencyKey
 /** Decorates `fastify.documents`; creates with an `Idempotency-Key` go through `fastify.idempotencyKeys`. */
 export const documentsPlugin = fp<{ store: RecordStore }>(
   async (fastify, { store }) => {
-    fastify.decorate('documents', documentsRepository(store, fastify.idempotencyKeys))
+    fastify.decorate('documents', documentsRepository(store, fastify.idempotencyKeys, fastify.actions))
   },
-  { name: '@quire/documents-documents', fastify: '5.x', dependencies: ['@quire/documents-idempotency'] },
+  {
+    name: '@quire/documents-documents',
+    fastify: '5.x',
+    dependencies: ['@quire/documents-idempotency', '@quire/documents-actions'],
+  },
 )

@@ -1,6 +1,8 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from '@sinclair/typebox'
 import {
+  ActionRunSchema,
+  ActionRunsQuerystringSchema,
   CreateDefinitionBodySchema,
   CreateDefinitionQuerystringSchema,
   DefinitionBodySchema,
@@ -17,7 +19,7 @@ import {
 
 const ListQuerystringSchema = Type.Object({ limit: LimitSchema, after: Type.Optional(IdSchema) })
 
-/** The writes, behind the administrator check. */
+/** The writes and the action runs, behind the administrator check. */
 const administration: FastifyPluginAsyncTypebox = async (admin) => {
   admin.addHook('onRequest', admin.auth.requireAdministrator)
 
@@ -67,6 +69,23 @@ const administration: FastifyPluginAsyncTypebox = async (admin) => {
         status: 'ok' as const,
         data: await admin.definitions.patch(request.scope, request.params.ddId, request.body),
       }
+    },
+  )
+
+  // Runs may hold what scripts logged about documents a member cannot see: administrators only.
+  admin.get(
+    '/:ddId/action-runs',
+    {
+      schema: {
+        params: DefinitionParamsSchema,
+        querystring: ActionRunsQuerystringSchema,
+        response: { 200: Page(ActionRunSchema) },
+      },
+    },
+    async function listActionRuns(request) {
+      const definition = await admin.definitions.resolve(request.scope, request.params.ddId)
+      const { data, pagination } = await admin.actions.runs(definition, request.query)
+      return { status: 'ok' as const, data, pagination }
     },
   )
 

@@ -1,6 +1,10 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from '@sinclair/typebox'
 import {
+  ACTION_INPUT_LIMIT,
+  ActionInputSchema,
+  ActionParamsSchema,
+  ActionResultSchema,
   BulkBodySchema,
   BulkResultSchema,
   DefinitionParamsSchema,
@@ -19,6 +23,7 @@ import {
   Page,
 } from '@quire/contracts'
 import type { DocumentsConfig } from '../config.js'
+import { manualAction } from '../lib/actions.js'
 import { ifNoneMatchHits } from '../lib/if-match.js'
 import { parseListQuery } from '../lib/list-query.js'
 
@@ -156,6 +161,31 @@ export const documentRoutes: FastifyPluginAsyncTypebox<DocumentRoutesOptions> = 
       const { id } = request.params
       const document = await app.documents.patch(scope, definition, id, request.body, request.headers['if-match'])
       return reply.header('etag', `"${document._hash}"`).send({ status: 'ok' as const, data: document })
+    },
+  )
+
+  // A manual action on a document: any member who can see it; the script runs as them.
+  app.post(
+    '/:id/actions/:name',
+    {
+      bodyLimit: ACTION_INPUT_LIMIT,
+      preValidation: async function noBody(request) {
+        request.body ??= null
+      },
+      schema: {
+        params: ActionParamsSchema,
+        body: ActionInputSchema,
+        response: { 200: Ok(ActionResultSchema) },
+      },
+      serializerCompiler: stringifyWhole,
+    },
+    async function runAction(request) {
+      const scope = request.scope
+      const definition = await app.definitions.resolve(scope, request.params.ddId)
+      const action = manualAction(definition, request.params.name)
+      const document = await app.documents.get(scope, definition, request.params.id)
+      const data = await app.actions.manual(scope, definition, action, document, request.body)
+      return { status: 'ok' as const, data }
     },
   )
 

@@ -1,0 +1,570 @@
+import fp from 'fastify-plugin'
+import type { FastifyBaseLogger, FastifyInstance } from 'fastify'
+import { delegate, type Delegation, type Scope } from '@quire/auth'
+import type { Action, ActionRun, ActionRunsQuerystring, ActionTrigger, Document, Pagination } from '@quire/contracts'
+import { ConflictError, newObjectId, type Filter, type RecordStore, type Transaction } from '@quire/records'
+import {
+  DEFAULT_LIMITS,
+  ScriptEngine,
+  type RestAnswer,
+  type RestRequest,
+  type RunOutcome,
+  type ScriptLimits,
+} from '@quire/scripts'
+import { ApiError, fail } from '@quire/service-kit'
+import {
+  DOCUMENTS_COLLECTIONS,
+  type ActionJobRecord,
+  type ActionRunRecord,
+  type DefinitionRecord,
+  type DocumentFields,
+} from '../collections.js'
+import type { DocumentsConfig } from '../config.js'
+import { actionsFor, checkActionDepth, checkActionNames, isFieldsObject } from '../lib/actions.js'
+
+/** Who an action runs as: the user who set it off, in its environment, one level deeper than their call. */
+interface Runner {
+  userId: string
+  environmentId: string
+  depth: number
+}
+
+export interface Actions {
+  /** Declared actions, as a definition write sends them: unique names, each source compiles (400 otherwise). */
+  check(actions: readonly Action[] | undefined): Promise<void>
+  /**
+   * Runs one before-write action on the proposed document; resolves to the user fields it returns instead, or
+   * undefined. Throws 400 `action_refused`, 422 `action_failed`, 503 `scripts_busy`.
+   */
+  before(
+    scope: Scope,
+    definition: DefinitionRecord,
+    action: Action,
+    trigger: ActionTrigger,
+    proposed: Document,
+    previous: Document | null,
+  ): Promise<DocumentFields | undefined>
+  /** Queues the after-write actions of `trigger` in `tx`, the write's own transaction. */
+  enqueue(
+    tx: Transaction,
+    scope: Scope,
+    definition: DefinitionRecord,
+    trigger: ActionTrigger,
+    document: Document,
+    previous: Document | null,
+  ): Promise<void>
+  /** After a write that queued jobs committed: look for them now rather than at the next poll. */
+  dispatch(): void
+  /** Runs a manual action as `scope`; `input` is the call's body. */
+  manual(
+    scope: Scope,
+    definition: DefinitionRecord,
+    action: Action,
+    document: Document,
+    input: unknown,
+  ): Promise<{ runId: string; result: unknown }>
+  /** A page of the definition's runs, newest first. */
+  runs(
+    definition: DefinitionRecord,
+    query: ActionRunsQuerystring,
+  ): Promise<{ data: ActionRun[]; pagination: Pagination }>
+  /** A definition is gone: its waiting jobs and its runs go too. */
+  drop(definition: Pick<DefinitionRecord, '_id' | '_environmentId'>): Promise<void>
+}
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    actions: Actions
+  }
+}
+
+/** Delays before an after-write job's next attempt; past the last, it is recorded failed. */
+const BACKOFF_MS = [1000, 5000, 30_000, 120_000]
+const MAX_ATTEMPTS = BACKOFF_MS.length + 1
+/** A claimed job is the claimer's this long (a run lasts at most its wall limit); then it is due again. */
+const LEASE_MS = DEFAULT_LIMITS.wallMs + 50_000
+const POLL_MS = 1000
+/** After-write jobs run at once, in all; and per environment, so that one cannot hold every slot. */
+const MAX_RUNNING = 16
+const MAX_RUNNING_PER_ENVIRONMENT = 4
+/** Jobs a definition may have waiting; past it writes still succeed but their after-write runs are dropped (recorded). */
+const MAX_WAITING_PER_DEFINITION = 10_000
+/** A definition's waiting count is read again this often; writes in between count themselves. */
+const WAITING_COUNT_TTL_MS = 1000
+const SWEEP_INTERVAL_MS = 60 * 60 * 1000
+const DAY_MS = 24 * 60 * 60 * 1000
+/** Headers a script may not set: its identity is the delegation's, and proxies' headers are not its to forge. */
+const HOST_HEADERS = /^(authorization|host|content-length|x-quire-.*|x-forwarded-.*|forwarded|x-real-ip)$/
+
+const isoIn = (ms: number) => new Date(Date.now() + ms).toISOString()
+const newHash = () => newObjectId()
+
+function busy(): ApiError {
+  return fail('scripts_busy', 'Too many actions are waiting in this environment; retry shortly')
+}
+
+/** The API error of a run that did not succeed. */
+function runError(action: Action, outcome: Exclude<RunOutcome, { status: 'ok' }>, runId: string): ApiError {
+  if (outcome.status === 'refused') {
+    const code = outcome.code === undefined ? '' : ` (${outcome.code})`
+    return fail('action_refused', `Action "${action.name}" refused${code}: ${outcome.message}`, outcome.message)
+  }
+  if (outcome.error.kind === 'busy') return busy()
+  return fail(
+    'action_failed',
+    `Action "${action.name}" failed (${outcome.error.kind}): ${outcome.error.message} (run ${runId})`,
+  )
+}
+
+/** The answer a REST.call gets: JSON parsed, else text, as `@quire/rest` gives it. */
+function parsedBody(contentType: string, text: string): unknown {
+  if (!contentType.includes('json') || text === '') return text
+  try {
+    return JSON.parse(text) as unknown
+  } catch {
+    return text
+  }
+}
+
+function actions(
+  fastify: FastifyInstance,
+  store: RecordStore,
+  config: DocumentsConfig,
+  log: FastifyBaseLogger,
+): Actions & { start(): void; close(): Promise<void> } {
+  const limits: Partial<ScriptLimits> = {
+    cpuMs: config.QUIRE_SCRIPT_CPU_MS,
+    memoryBytes: config.QUIRE_SCRIPT_MEMORY_MB * 1024 * 1024,
+    restCalls: config.QUIRE_SCRIPT_REST_CALLS,
+    outputBytes: config.QUIRE_SCRIPT_OUTPUT_KB * 1024,
+  }
+  const engine = new ScriptEngine({ workers: config.QUIRE_SCRIPT_WORKERS, limits })
+  /** A script holds an answer in its heap: half of it at most, so the script can still use what it got. */
+  const maxAnswerBytes = Math.floor(config.QUIRE_SCRIPT_MEMORY_MB * 1024 * 1024 * 0.5)
+  const retentionMs = config.QUIRE_ACTION_RUN_RETENTION_DAYS * DAY_MS
+  const runs = DOCUMENTS_COLLECTIONS.actionRuns.in(store)
+  const jobs = DOCUMENTS_COLLECTIONS.actionJobs.in(store)
+  const definitions = DOCUMENTS_COLLECTIONS.definitions.in(store)
+
+  /** Run records written without holding up the answer (manual and before-write runs); awaited on close. */
+  const recording = new Set<Promise<void>>()
+  const waiting = new Map<string, { count: number; readAt: number }>()
+  const running = new Map<string, number>()
+  const inFlight = new Set<Promise<void>>()
+  let polling = false
+  let pollAgain = false
+  let closed = false
+  let poller: NodeJS.Timeout | undefined
+  let sweeper: NodeJS.Timeout | undefined
+
+  async function rest(delegation: Delegation, request: RestRequest): Promise<RestAnswer> {
+    const endpoint = request.endpoint
+    if (/^[A-Za-z][A-Za-z0-9+.-]*:|^\/\//.test(endpoint)) {
+      throw new Error(`REST.call takes a path of this API (api/v2/...), not ${endpoint.slice(0, 100)}`)
+    }
+    const headers: Record<string, string> = {
+      accept: 'application/json',
+      'environment-id': delegation.headers['environment-id'],
+    }
+    for (const [name, value] of Object.entries(request.headers)) {
+      const lower = name.toLowerCase()
+      if (!HOST_HEADERS.test(lower)) headers[lower] = String(value)
+    }
+    headers.authorization = delegation.headers.authorization
+    let payload: string | undefined
+    if (request.body !== undefined && request.body !== null) {
+      payload = typeof request.body === 'string' ? request.body : JSON.stringify(request.body)
+      headers['content-type'] ??= 'application/json'
+    }
+    const answer = await fastify.inject({
+      method: request.method.toUpperCase() as 'GET',
+      url: `/${endpoint.replace(/^\/+/, '')}`,
+      headers,
+      ...(payload === undefined ? {} : { payload }),
+    })
+    if (answer.rawPayload.length > maxAnswerBytes) {
+      throw new Error(`REST.call answer of ${answer.rawPayload.length} bytes is over the limit of ${maxAnswerBytes}`)
+    }
+    const answerHeaders: Record<string, string> = {}
+    for (const [name, value] of Object.entries(answer.headers)) {
+      if (value !== undefined) answerHeaders[name] = Array.isArray(value) ? value.join(', ') : String(value)
+    }
+    return {
+      status: answer.statusCode,
+      headers: answerHeaders,
+      body: parsedBody(answerHeaders['content-type'] ?? '', answer.body),
+    }
+  }
+
+  /** One run of `action` as `runner`, through a delegation that ends with it. */
+  async function execute(
+    runner: Runner,
+    definition: DefinitionRecord,
+    action: Action,
+    trigger: ActionTrigger,
+    document: Document,
+    previous: Document | null,
+    input: unknown,
+    runId: string,
+  ): Promise<RunOutcome> {
+    const delegation = delegate(runner)
+    try {
+      return await engine.run({
+        source: action.source,
+        tenant: runner.environmentId,
+        globals: {
+          serverDocument: document,
+          environmentId: runner.environmentId,
+          // The definition-copy body's names (spec): a script passes its context on as the platform's do.
+          context: {
+            actionInfo: { id: `${definition._id}:${action.name}`, name: action.name },
+            actionType: trigger,
+            ddId: definition._id,
+            clientDocument: { id: document._id },
+            value: { id: document._id },
+            workflowId: runId,
+            input: input ?? null,
+            previous,
+          },
+        },
+        rest: (request) => rest(delegation, request),
+      })
+    } finally {
+      delegation.release()
+    }
+  }
+
+  function runRecord(
+    runId: string,
+    runner: Runner,
+    definition: Pick<DefinitionRecord, '_id'>,
+    documentId: string,
+    action: Action,
+    trigger: ActionTrigger,
+    outcome: RunOutcome,
+    attempt: number,
+    failure?: { kind: string; message: string },
+  ): ActionRunRecord {
+    const now = Date.now()
+    const record: ActionRunRecord = {
+      _id: runId,
+      environmentId: runner.environmentId,
+      definitionId: definition._id,
+      documentId,
+      action: action.name,
+      trigger,
+      status: 'succeeded',
+      logs: outcome.logs,
+      durationMs: outcome.durationMs,
+      attempt,
+      userId: runner.userId,
+      createdOn: new Date(now).toISOString(),
+      expiresOn: new Date(now + retentionMs).toISOString(),
+    }
+    if (outcome.status === 'refused') {
+      record.status = 'refused'
+      record.error = { kind: 'refused', message: outcome.message, ...(outcome.code ? { code: outcome.code } : {}) }
+    } else if (outcome.status === 'error') {
+      record.status = 'failed'
+      record.error = { kind: outcome.error.kind, message: outcome.error.message }
+    } else if (failure) {
+      record.status = 'failed'
+      record.error = failure
+    }
+    return record
+  }
+
+  /** Stores a run record without making the answer wait for it. */
+  function record(run: ActionRunRecord): void {
+    const write = runs
+      .insertOne(run)
+      .then(
+        () => undefined,
+        (error: unknown) => log.error({ err: error, runId: run._id }, 'action run not recorded'),
+      )
+      .finally(() => recording.delete(write))
+    recording.add(write)
+  }
+
+  async function waitingJobs(definitionId: string): Promise<number> {
+    const now = Date.now()
+    const known = waiting.get(definitionId)
+    if (known && now - known.readAt < WAITING_COUNT_TTL_MS) return known.count
+    const count = await jobs.count({ definitionId })
+    if (waiting.size > 10_000) waiting.clear()
+    waiting.set(definitionId, { count, readAt: now })
+    return count
+  }
+
+  // ---------------------------------------------------------------------------------------------------------
+  // After-write jobs: claimed by lease, run, retried with backoff, recorded.
+
+  function startJob(job: ActionJobRecord): void {
+    running.set(job.environmentId, (running.get(job.environmentId) ?? 0) + 1)
+    const work = runJob(job)
+      .catch((error: unknown) => {
+        if (!closed) log.error({ err: error, jobId: job._id }, 'action job failed to run')
+      })
+      .finally(() => {
+        inFlight.delete(work)
+        const left = (running.get(job.environmentId) ?? 1) - 1
+        if (left > 0) running.set(job.environmentId, left)
+        else running.delete(job.environmentId)
+        dispatch()
+      })
+    inFlight.add(work)
+  }
+
+  async function runJob(job: ActionJobRecord): Promise<void> {
+    const definition = await definitions.findOne({ _id: job.definitionId, _environmentId: job.environmentId })
+    const action = definition && actionsFor(definition, job.trigger).find((each) => each.name === job.action)
+    // The action (or its definition) was removed since the write: nothing is left to run.
+    if (!definition || !action) {
+      await jobs.deleteOne({ _id: job._id }, { expectedHash: job._hash })
+      return
+    }
+    const runner = { userId: job.userId, environmentId: job.environmentId, depth: job.depth }
+    const runId = newObjectId()
+    const outcome = await execute(runner, definition, action, job.trigger, job.document, job.previous, null, runId)
+    if (outcome.status === 'error' && outcome.error.kind === 'busy') {
+      // Nothing ran: the attempt is given back.
+      await jobs.updateOne(
+        { _id: job._id },
+        { $set: { dueOn: isoIn(POLL_MS), attempt: job.attempt - 1, _hash: newHash() } },
+        { expectedHash: job._hash },
+      )
+      return
+    }
+    const retry = outcome.status === 'error' && job.attempt < MAX_ATTEMPTS
+    const run = runRecord(runId, runner, definition, job.documentId, action, job.trigger, outcome, job.attempt)
+    try {
+      await store.transaction(async (tx) => {
+        const pending = DOCUMENTS_COLLECTIONS.actionJobs.in(tx)
+        if (retry) {
+          const dueOn = isoIn(BACKOFF_MS[job.attempt - 1] ?? BACKOFF_MS[BACKOFF_MS.length - 1]!)
+          await pending.updateOne({ _id: job._id }, { $set: { dueOn, _hash: newHash() } }, { expectedHash: job._hash })
+        } else {
+          await pending.deleteOne({ _id: job._id }, { expectedHash: job._hash })
+        }
+        await DOCUMENTS_COLLECTIONS.actionRuns.in(tx).insertOne(run)
+      })
+    } catch (error) {
+      // Its lease ended and another runner claimed it: that run is the one that counts.
+      if (!(error instanceof ConflictError)) throw error
+    }
+  }
+
+  /** Claims due jobs (as many as there are free slots) and starts them. */
+  async function poll(): Promise<void> {
+    if (polling) {
+      pollAgain = true
+      return
+    }
+    polling = true
+    try {
+      do {
+        pollAgain = false
+        const free = MAX_RUNNING - inFlight.size
+        if (closed || free <= 0) break
+        const full = [...running].filter(([, count]) => count >= MAX_RUNNING_PER_ENVIRONMENT).map(([id]) => id)
+        const filter: Filter = { dueOn: { $lte: new Date().toISOString() } }
+        if (full.length > 0) filter.environmentId = { $nin: full }
+        const due = await jobs.find(filter, { sort: { dueOn: 1 }, limit: free })
+        for (const job of due) {
+          if (closed) break
+          if ((running.get(job.environmentId) ?? 0) >= MAX_RUNNING_PER_ENVIRONMENT) {
+            pollAgain = true
+            continue
+          }
+          const claimed = { ...job, attempt: job.attempt + 1, dueOn: isoIn(LEASE_MS), _hash: newHash() }
+          try {
+            const { _id, ...replacement } = claimed
+            if (!(await jobs.updateOne({ _id }, replacement, { expectedHash: job._hash }))) continue
+          } catch (error) {
+            // Another runner (a replica sharing the store) claimed it first.
+            if (error instanceof ConflictError) continue
+            throw error
+          }
+          startJob(claimed)
+        }
+      } while (pollAgain)
+    } catch (error) {
+      if (!closed) log.error({ err: error }, 'action jobs could not be claimed')
+    } finally {
+      polling = false
+    }
+  }
+
+  function dispatch(): void {
+    if (!closed) setImmediate(poll)
+  }
+
+  async function sweep(): Promise<void> {
+    try {
+      await runs.deleteMany({ expiresOn: { $lt: new Date().toISOString() } })
+    } catch (error) {
+      if (!closed) log.error({ err: error }, 'expired action runs could not be swept')
+    }
+  }
+
+  return {
+    async check(declared) {
+      if (!declared) return
+      checkActionNames(declared)
+      for (const [index, action] of declared.entries()) {
+        const compiled = await engine.compile(action.source)
+        if (!compiled.ok) {
+          const line = compiled.line === undefined ? '' : ` (line ${compiled.line})`
+          throw fail('validation_error', `body/actions/${index}/source${line}: ${compiled.message}`)
+        }
+      }
+    },
+
+    async before(scope, definition, action, trigger, proposed, previous) {
+      const runner = { userId: scope.userId, environmentId: scope.environmentId, depth: scope.actionDepth + 1 }
+      const runId = newObjectId()
+      const outcome = await execute(runner, definition, action, trigger, proposed, previous, null, runId)
+      if (outcome.status === 'error' && outcome.error.kind === 'busy') throw busy()
+      const returned = outcome.status === 'ok' ? outcome.result : undefined
+      // Only an object changes the document: anything else is a mistake in the script, not a silent no-op.
+      const invalid = returned !== undefined && returned !== null && !isFieldsObject(returned)
+      const failure = invalid
+        ? { kind: 'result', message: `a ${trigger} action returns an object (the new fields) or nothing` }
+        : undefined
+      record(runRecord(runId, runner, definition, proposed._id, action, trigger, outcome, 1, failure))
+      if (outcome.status !== 'ok') throw runError(action, outcome, runId)
+      if (failure) throw fail('action_failed', `Action "${action.name}" failed (result): ${failure.message}`)
+      return trigger === 'beforeDelete' || !isFieldsObject(returned) ? undefined : returned
+    },
+
+    async enqueue(tx, scope, definition, trigger, document, previous) {
+      const triggered = actionsFor(definition, trigger)
+      if (triggered.length === 0) return
+      const known = await waitingJobs(definition._id)
+      const now = new Date().toISOString()
+      for (const action of triggered) {
+        const entry = waiting.get(definition._id)
+        if (known >= MAX_WAITING_PER_DEFINITION) {
+          // The write stands; the run it would have set off is recorded as dropped, for an administrator to see.
+          const runner = { userId: scope.userId, environmentId: scope.environmentId, depth: scope.actionDepth + 1 }
+          const dropped: RunOutcome = {
+            status: 'ok',
+            result: undefined,
+            logs: [],
+            durationMs: 0,
+            cpuMs: 0,
+            restCalls: 0,
+          }
+          const failure = {
+            kind: 'queue_full',
+            message: `more than ${MAX_WAITING_PER_DEFINITION} after-write runs of this definition are waiting`,
+          }
+          const run = runRecord(newObjectId(), runner, definition, document._id, action, trigger, dropped, 1, failure)
+          await DOCUMENTS_COLLECTIONS.actionRuns.in(tx).insertOne(run)
+          continue
+        }
+        if (entry) entry.count++
+        await DOCUMENTS_COLLECTIONS.actionJobs.in(tx).insertOne({
+          _id: newObjectId(),
+          _hash: newHash(),
+          environmentId: scope.environmentId,
+          definitionId: definition._id,
+          documentId: document._id,
+          action: action.name,
+          trigger,
+          userId: scope.userId,
+          depth: scope.actionDepth + 1,
+          document,
+          previous,
+          attempt: 0,
+          dueOn: now,
+          createdOn: now,
+        })
+      }
+    },
+
+    dispatch,
+
+    async manual(scope, definition, action, document, input) {
+      checkActionDepth(scope.actionDepth, `Action "${action.name}"`)
+      const runner = { userId: scope.userId, environmentId: scope.environmentId, depth: scope.actionDepth + 1 }
+      const runId = newObjectId()
+      const outcome = await execute(runner, definition, action, 'manual', document, null, input, runId)
+      if (outcome.status === 'error' && outcome.error.kind === 'busy') throw busy()
+      record(runRecord(runId, runner, definition, document._id, action, 'manual', outcome, 1))
+      if (outcome.status !== 'ok') throw runError(action, outcome, runId)
+      return { runId, result: outcome.result ?? null }
+    },
+
+    async runs(definition, { action, documentId, status, limit, after }) {
+      // This process's own runs are readable as soon as their call answered.
+      await Promise.all(recording)
+      const filter: Filter = { environmentId: definition._environmentId, definitionId: definition._id }
+      if (action !== undefined) filter.action = action
+      if (documentId !== undefined) filter.documentId = documentId
+      if (status !== undefined) filter.status = status
+      // `after` is a place in `_id` order: the next page starts past it whether or not that run still exists.
+      const items = await runs.find(filter, {
+        sort: { _id: -1 },
+        limit: limit + 1,
+        ...(after === undefined ? {} : { after: { _id: after } }),
+      })
+      const hasNext = items.length > limit
+      if (hasNext) items.length = limit
+      const pagination: Pagination = { hasPrevious: after !== undefined, hasNext, type: 'cursor' }
+      const last = items.at(-1)
+      if (hasNext && last) {
+        const next = new URLSearchParams({ limit: String(limit) })
+        if (action !== undefined) next.set('action', action)
+        if (documentId !== undefined) next.set('documentId', documentId)
+        if (status !== undefined) next.set('status', status)
+        next.set('after', last._id)
+        pagination.next = next.toString()
+      }
+      return { data: items, pagination }
+    },
+
+    async drop(definition) {
+      waiting.delete(definition._id)
+      await jobs.deleteMany({ definitionId: definition._id })
+      await runs.deleteMany({ environmentId: definition._environmentId, definitionId: definition._id })
+    },
+
+    start() {
+      // `poll` and `sweep` never reject: each logs its own failure.
+      poller = setInterval(poll, POLL_MS).unref()
+      sweeper = setInterval(sweep, SWEEP_INTERVAL_MS).unref()
+      // Jobs left by a previous process (a restart, a crash) are due already: they run now.
+      setImmediate(poll)
+      setImmediate(sweep)
+    },
+
+    async close() {
+      closed = true
+      clearInterval(poller)
+      clearInterval(sweeper)
+      await Promise.all(inFlight)
+      await Promise.all(recording)
+      await engine.close()
+    },
+  }
+}
+
+/**
+ * Decorates `fastify.actions`: one script engine (workers start at the first run), the after-write dispatcher
+ * (started once the server is ready, stopped on close) and the run records.
+ */
+export const actionsPlugin = fp<{ store: RecordStore; config: DocumentsConfig }>(
+  async (fastify, { store, config }) => {
+    const capability = actions(fastify, store, config, fastify.log)
+    const { start, close, ...decorated } = capability
+    fastify.decorate('actions', decorated)
+    fastify.addHook('onReady', async () => start())
+    fastify.addHook('onClose', async () => close())
+    // Busy is transient: a client told when to come back retries instead of failing.
+    fastify.addHook('onError', async (_request, reply, error) => {
+      if (error instanceof ApiError && error.code === 'scripts_busy') reply.header('retry-after', '1')
+    })
+  },
+  { name: '@quire/documents-actions', fastify: '5.x' },
+)
