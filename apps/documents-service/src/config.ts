@@ -69,6 +69,18 @@ export const DocumentsConfigSchema = Type.Object({
     default: 64,
     description: 'Console output kept of one action run, in KiB (past it: truncated); also the largest result.',
   }),
+  QUIRE_SCRIPT_CONCURRENT_PER_ENVIRONMENT: Type.Integer({
+    minimum: 1,
+    maximum: 1000,
+    default: 4,
+    description: 'Action runs of one environment in progress at once; the others wait in its queue.',
+  }),
+  QUIRE_SCRIPT_QUEUE_PER_ENVIRONMENT: Type.Integer({
+    minimum: 0,
+    maximum: 100_000,
+    default: 64,
+    description: 'Action runs of one environment that may wait; past it a run is refused (503 scripts_busy).',
+  }),
   QUIRE_ACTION_RUN_RETENTION_DAYS: Type.Integer({
     minimum: 1,
     maximum: 3650,

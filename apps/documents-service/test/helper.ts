@@ -91,15 +91,26 @@ async function s3rverStore(t: TestContext, directory: string): Promise<FileStore
  */
 export async function build(
   t: TestContext,
-  { adapter = 'local', config = {} }: { adapter?: Adapter; config?: Partial<DocumentsConfig> } = {},
+  {
+    adapter = 'local',
+    config = {},
+    resources: shared,
+  }: {
+    adapter?: Adapter
+    config?: Partial<DocumentsConfig>
+    /** Another app's resources: a second app on the same store (a restart, a replica), with new callers. */
+    resources?: TestResources
+  } = {},
 ): Promise<Built> {
-  const resources = await testResources(t)
+  const resources = shared ?? (await testResources(t))
   const { store, keys } = resources
   const uploadDir = t.testdir()
   const storageDir = adapter === 'local' ? join(resources.dataDir, 'files') : join(resources.dataDir, 's3rver')
   const files = adapter === 'local' ? resources.files : await s3rverStore(t, storageDir)
-  await createEnvironment(store, ENV_A)
-  await createEnvironment(store, ENV_B)
+  if (!shared) {
+    await createEnvironment(store, ENV_A)
+    await createEnvironment(store, ENV_B)
+  }
   const tokenOf = async (environments: UserSeed['environments']) =>
     accessToken(keys.privateKey, (await createUser(store, { environments }))._id)
   const as = {

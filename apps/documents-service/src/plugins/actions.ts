@@ -138,7 +138,12 @@ function actions(
     restCalls: config.QUIRE_SCRIPT_REST_CALLS,
     outputBytes: config.QUIRE_SCRIPT_OUTPUT_KB * 1024,
   }
-  const engine = new ScriptEngine({ workers: config.QUIRE_SCRIPT_WORKERS, limits })
+  const engine = new ScriptEngine({
+    workers: config.QUIRE_SCRIPT_WORKERS,
+    limits,
+    concurrentPerTenant: config.QUIRE_SCRIPT_CONCURRENT_PER_ENVIRONMENT,
+    queuePerTenant: config.QUIRE_SCRIPT_QUEUE_PER_ENVIRONMENT,
+  })
   /** A script holds an answer in its heap: half of it at most, so the script can still use what it got. */
   const maxAnswerBytes = Math.floor(config.QUIRE_SCRIPT_MEMORY_MB * 1024 * 1024 * 0.5)
   const retentionMs = config.QUIRE_ACTION_RUN_RETENTION_DAYS * DAY_MS
