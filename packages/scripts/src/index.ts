@@ -3,6 +3,11 @@
  * main event loop, with CPU, memory, REST.call, output and wall-clock limits.
  */
 
+import { availableParallelism } from 'node:os'
+import { performance } from 'node:perf_hooks'
+import { Worker } from 'node:worker_threads'
+import type { CompileResult, FromWorker, ToWorker, WorkerOutcome } from './protocol.js'
+
 export interface ScriptLimits {
   /** Guest CPU time of one run, ms (time spent waiting for REST.call answers does not count). Default 100. */
   cpuMs: number
@@ -74,22 +79,311 @@ export const DEFAULT_LIMITS: ScriptLimits = {
   wallMs: 10_000,
 }
 
+const MAX_SOURCE_BYTES = 64 * 1024
+/** Runs one worker interleaves: most of a run's life is usually spent waiting for REST.call answers. */
+const RUNS_PER_WORKER = 8
+/** How long past `wallMs` a worker may stay silent about a run before it is deemed stuck and replaced. */
+const STUCK_GRACE_MS = 1000
+const IDENTIFIER = /^[A-Za-z_$][\w$]*$/
+const RESERVED_GLOBALS = new Set(['REST', 'console', 'refuse', 'globalThis'])
+// Under tap the sources run as TypeScript; built, the worker sits next to this file as worker.js.
+const WORKER_URL = new URL(import.meta.url.endsWith('.ts') ? './worker.ts' : './worker.js', import.meta.url)
+
+interface Job {
+  source: string
+  /** The globals as JSON, made when the run was asked for (a later change to the objects does not count). */
+  globals: string
+  rest: RunRequest['rest']
+  limits: ScriptLimits
+  tenant: Tenant
+  resolve: (outcome: RunOutcome) => void
+}
+
+interface Tenant {
+  name: string
+  queue: Job[]
+  inFlight: number
+}
+
+interface Flight {
+  job: Job
+  started: number
+  /** Armed once the worker is ready (loading QuickJS is not the run's time). */
+  stuck?: NodeJS.Timeout
+}
+
+interface PoolWorker {
+  thread: Worker
+  flights: Map<number, Flight>
+  compiles: Map<number, (result: CompileResult) => void>
+  ready: boolean
+  wasmBytes: number
+  /** Past the memory threshold: takes no new work and is terminated once idle. */
+  retiring: boolean
+}
+
+const noStats = () => ({ logs: [], durationMs: 0, cpuMs: 0, restCalls: 0 })
+
+/** Header values a guest sent, kept only when they are strings (or numbers, booleans) under ordinary names. */
+const headersFrom = (json: string): Record<string, string> => {
+  const parsed: unknown = JSON.parse(json)
+  const headers: Record<string, string> = {}
+  if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed)) return headers
+  for (const [name, value] of Object.entries(parsed)) {
+    const kept = typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean'
+    if (kept && name !== '__proto__') headers[name] = String(value)
+  }
+  return headers
+}
+
+/** What the pool holds now, for metrics and tests. */
+export interface EngineStats {
+  workers: number
+  running: number
+  waiting: number
+  /** The largest WebAssembly memory a live worker reported (it never shrinks; workers past 4 × memoryBytes are recycled). */
+  wasmBytes: number
+}
+
 export class ScriptEngine {
+  private readonly workerCount: number
+  private readonly limits: ScriptLimits
+  private readonly queuePerTenant: number
+  private readonly concurrentPerTenant: number
+  private readonly workers: PoolWorker[] = []
+  private readonly tenants = new Map<string, Tenant>()
+  /** Tenants with waiting runs, in the order they are served. */
+  private readonly ready: Tenant[] = []
+  private nextId = 0
+  private closed = false
+
   constructor(options: EngineOptions = {}) {
-    void options
+    this.workerCount = options.workers ?? Math.max(1, Math.min(4, availableParallelism() - 1))
+    this.limits = { ...DEFAULT_LIMITS, ...options.limits }
+    this.queuePerTenant = options.queuePerTenant ?? 64
+    this.concurrentPerTenant = options.concurrentPerTenant ?? 4
   }
 
   /** Parses without running (in a worker). `line` when known. Sources over 64 KiB are refused here too. */
-  async compile(source: string): Promise<{ ok: true } | { ok: false; message: string; line?: number }> {
-    void source
-    throw new Error('@quire/scripts: not implemented yet')
+  async compile(source: string): Promise<CompileResult> {
+    if (this.closed) throw new Error('The script engine is closed')
+    if (Buffer.byteLength(source) > MAX_SOURCE_BYTES) return { ok: false, message: 'The source is larger than 64 KiB' }
+    const worker = this.pick() ?? this.spawn()
+    const id = this.nextId++
+    return new Promise((resolve) => {
+      worker.compiles.set(id, resolve)
+      this.post(worker, { type: 'compile', id, source })
+    })
   }
 
   /** Never rejects for guest faults; only for programming errors. */
   async run(request: RunRequest): Promise<RunOutcome> {
-    void request
-    throw new Error('@quire/scripts: not implemented yet')
+    if (this.closed) throw new Error('The script engine is closed')
+    for (const name of Object.keys(request.globals)) {
+      if (!IDENTIFIER.test(name) || RESERVED_GLOBALS.has(name)) throw new TypeError(`Invalid script global: ${name}`)
+    }
+    const globals = JSON.stringify(request.globals)
+    const limits = { ...this.limits, ...request.limits }
+    if (Buffer.byteLength(request.source) > MAX_SOURCE_BYTES) {
+      return {
+        status: 'error',
+        error: { kind: 'exception', message: 'The source is larger than 64 KiB' },
+        ...noStats(),
+      }
+    }
+    const tenant = this.tenants.get(request.tenant) ?? { name: request.tenant, queue: [], inFlight: 0 }
+    this.tenants.set(tenant.name, tenant)
+    if (tenant.queue.length >= this.queuePerTenant) {
+      const message = `${tenant.queue.length} runs are already waiting for this tenant`
+      return { status: 'error', error: { kind: 'busy', message }, ...noStats() }
+    }
+    return new Promise((resolve) => {
+      if (tenant.queue.length === 0) this.ready.push(tenant)
+      tenant.queue.push({ source: request.source, globals, rest: request.rest, limits, tenant, resolve })
+      this.dispatch()
+    })
   }
 
-  async close(): Promise<void> {}
+  stats(): EngineStats {
+    let running = 0
+    let waiting = 0
+    for (const tenant of this.tenants.values()) {
+      running += tenant.inFlight
+      waiting += tenant.queue.length
+    }
+    const wasmBytes = Math.max(0, ...this.workers.map((worker) => worker.wasmBytes))
+    return { workers: this.workers.length, running, waiting, wasmBytes }
+  }
+
+  async close(): Promise<void> {
+    this.closed = true
+    for (const tenant of this.ready.splice(0)) {
+      for (const job of tenant.queue.splice(0)) job.resolve(this.crash('The script engine closed'))
+    }
+    await Promise.all([...this.workers].map((worker) => this.terminate(worker, 'The script engine closed')))
+  }
+
+  /** Starts waiting runs while there is room: tenants in turn, each within its concurrency. */
+  private dispatch() {
+    while (this.ready.length > 0) {
+      const index = this.ready.findIndex((tenant) => tenant.inFlight < this.concurrentPerTenant)
+      if (index === -1) return
+      const worker = this.pick() ?? (this.workers.length < this.workerCount ? this.spawn() : undefined)
+      if (!worker) return
+      const [tenant] = this.ready.splice(index, 1) as [Tenant]
+      const job = tenant.queue.shift() as Job
+      if (tenant.queue.length > 0) this.ready.push(tenant)
+      this.start(worker, job)
+    }
+  }
+
+  /** The least busy worker with room; a new one rather than a busy one while the pool may grow. */
+  private pick(): PoolWorker | undefined {
+    let best: PoolWorker | undefined
+    for (const worker of this.workers) {
+      if (worker.retiring || worker.flights.size >= RUNS_PER_WORKER) continue
+      if (!best || worker.flights.size < best.flights.size) best = worker
+    }
+    if (best && best.flights.size > 0 && this.workers.length < this.workerCount) return this.spawn()
+    return best
+  }
+
+  private spawn(): PoolWorker {
+    const thread = new Worker(WORKER_URL, { resourceLimits: { stackSizeMb: 4 } })
+    // Idle workers never keep the process alive.
+    thread.unref()
+    const worker: PoolWorker = {
+      thread,
+      flights: new Map(),
+      compiles: new Map(),
+      ready: false,
+      wasmBytes: 0,
+      retiring: false,
+    }
+    this.workers.push(worker)
+    thread.on('message', (message: FromWorker) => this.receive(worker, message))
+    thread.on('error', () => {})
+    thread.on('exit', () => this.lost(worker, 'The script worker stopped'))
+    return worker
+  }
+
+  private start(worker: PoolWorker, job: Job) {
+    const id = this.nextId++
+    job.tenant.inFlight++
+    const flight: Flight = { job, started: performance.now() }
+    worker.flights.set(id, flight)
+    if (worker.ready) this.watch(worker, flight)
+    this.post(worker, { type: 'run', id, source: job.source, globals: job.globals, limits: job.limits })
+  }
+
+  /** A worker enforces a run's wall limit itself; one silent well past it is stuck (a guest in native code). */
+  private watch(worker: PoolWorker, flight: Flight) {
+    flight.stuck = setTimeout(() => {
+      void this.terminate(worker, 'The script worker stopped answering')
+    }, flight.job.limits.wallMs + STUCK_GRACE_MS)
+    flight.stuck.unref()
+  }
+
+  private post(worker: PoolWorker, message: ToWorker) {
+    worker.thread.postMessage(message)
+  }
+
+  private receive(worker: PoolWorker, message: FromWorker) {
+    switch (message.type) {
+      case 'ready':
+        worker.ready = true
+        for (const flight of worker.flights.values()) this.watch(worker, flight)
+        return
+      case 'rest': {
+        const flight = worker.flights.get(message.id)
+        if (flight) this.rest(worker, message, flight.job.rest)
+        return
+      }
+      case 'compiled':
+        worker.compiles.get(message.id)?.(message.result)
+        worker.compiles.delete(message.id)
+        break
+      case 'done': {
+        const flight = worker.flights.get(message.id)
+        if (!flight) return
+        this.settle(worker, message.id, flight, {
+          ...this.outcome(message.outcome),
+          logs: message.logs,
+          durationMs: round(message.durationMs),
+          cpuMs: round(message.cpuMs),
+          restCalls: message.restCalls,
+        })
+        worker.wasmBytes = message.wasmBytes
+        if (message.wasmBytes > 4 * this.limits.memoryBytes) worker.retiring = true
+        break
+      }
+    }
+    if (worker.retiring && worker.flights.size === 0 && worker.compiles.size === 0) {
+      void this.terminate(worker, 'The script worker was recycled')
+    }
+    this.dispatch()
+  }
+
+  private outcome(outcome: WorkerOutcome) {
+    if (outcome.status !== 'ok') return outcome
+    // The guest's JSON is parsed, never evaluated: `__proto__` keys stay plain own properties.
+    return { status: 'ok' as const, result: outcome.result === undefined ? undefined : JSON.parse(outcome.result) }
+  }
+
+  private rest(worker: PoolWorker, message: Extract<FromWorker, { type: 'rest' }>, rest: RunRequest['rest']) {
+    const { id, call } = message
+    const answer = (reply: { answer: string } | { error: string }) => {
+      if (worker.flights.has(id)) this.post(worker, { type: 'rest', id, call, ...reply })
+    }
+    Promise.resolve()
+      .then(() =>
+        rest({
+          endpoint: message.endpoint,
+          method: message.method,
+          headers: headersFrom(message.headers),
+          ...(message.body === undefined ? {} : { body: JSON.parse(message.body) }),
+        }),
+      )
+      .then(
+        ({ status, headers, body }) => answer({ answer: JSON.stringify({ status, headers, body }) }),
+        (error: unknown) => answer({ error: error instanceof Error ? error.message : String(error) }),
+      )
+      .catch((error: unknown) => answer({ error: error instanceof Error ? error.message : String(error) }))
+  }
+
+  private settle(worker: PoolWorker, id: number, flight: Flight, outcome: RunOutcome) {
+    clearTimeout(flight.stuck)
+    worker.flights.delete(id)
+    const { tenant } = flight.job
+    tenant.inFlight--
+    if (tenant.inFlight === 0 && tenant.queue.length === 0) this.tenants.delete(tenant.name)
+    flight.job.resolve(outcome)
+  }
+
+  private crash(message: string): RunOutcome {
+    return { status: 'error', error: { kind: 'crash', message }, ...noStats() }
+  }
+
+  /** A worker gone (died, stuck, recycled, closed): its runs end as crashes and the pool may start another. */
+  private lost(worker: PoolWorker, message: string) {
+    const index = this.workers.indexOf(worker)
+    if (index === -1) return
+    this.workers.splice(index, 1)
+    for (const [id, flight] of worker.flights) {
+      this.settle(worker, id, flight, {
+        ...this.crash(message),
+        durationMs: round(performance.now() - flight.started),
+      })
+    }
+    for (const resolve of worker.compiles.values()) resolve({ ok: false, message })
+    worker.compiles.clear()
+    if (!this.closed) this.dispatch()
+  }
+
+  private async terminate(worker: PoolWorker, message: string) {
+    this.lost(worker, message)
+    await worker.thread.terminate()
+  }
 }
+
+const round = (ms: number) => Math.round(ms * 1000) / 1000

@@ -1,0 +1,34 @@
+/** Messages between the engine (main thread) and its workers. Values cross as JSON text, never as live objects. */
+
+import type { LogLine, RunErrorKind, ScriptLimits } from './index.js'
+
+export type CompileResult = { ok: true } | { ok: false; message: string; line?: number }
+
+export type ToWorker =
+  | { type: 'run'; id: number; source: string; globals: string; limits: ScriptLimits }
+  | { type: 'compile'; id: number; source: string }
+  /** The answer to a REST.call: `answer` is `{status, headers, body}` as JSON, or `error` when the host rejected. */
+  | { type: 'rest'; id: number; call: number; answer?: string; error?: string }
+
+/** What a finished run reports; the engine adds `durationMs`. */
+export type WorkerOutcome =
+  | { status: 'ok'; result: string | undefined }
+  | { status: 'refused'; message: string; code?: string }
+  | { status: 'error'; error: { kind: RunErrorKind; message: string } }
+
+export type FromWorker =
+  | { type: 'rest'; id: number; call: number; endpoint: string; method: string; headers: string; body?: string }
+  | {
+      type: 'done'
+      id: number
+      outcome: WorkerOutcome
+      logs: LogLine[]
+      durationMs: number
+      cpuMs: number
+      restCalls: number
+      /** The worker's WebAssembly memory (it never shrinks): the engine recycles a worker past a threshold. */
+      wasmBytes: number
+    }
+  | { type: 'compiled'; id: number; result: CompileResult }
+  /** QuickJS is loaded: from now on the worker answers within its runs' limits. */
+  | { type: 'ready' }
