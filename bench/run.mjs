@@ -2,9 +2,10 @@
 // the production level `info`) in its own process, seeded over HTTP, loaded by autocannon from another process,
 // next to a bare Fastify hello-world as the ceiling, alternating with each scenario in short rounds (the machine's
 // speed drifts by a third within one run, so each ratio pairs a scenario with its own ceiling).
-//   npm run bench            (BENCH_DURATION=seconds per scenario, BENCH_ROUNDS, BENCH_DOCUMENTS=documents to seed)
+//   npm run bench            (BENCH_DURATION=seconds per scenario, BENCH_ROUNDS, BENCH_DOCUMENTS=documents to seed,
+//                             BENCH_SCALE=more store sizes for the core scenarios, e.g. 100000,1000000)
 import { spawn } from 'node:child_process'
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs'
 import { cpus, tmpdir, totalmem } from 'node:os'
 import { join } from 'node:path'
 import { createInterface } from 'node:readline'
@@ -13,13 +14,25 @@ import { fileURLToPath } from 'node:url'
 const ROOT = fileURLToPath(new URL('..', import.meta.url))
 const DURATION = Number(process.env.BENCH_DURATION ?? 10)
 const DOCUMENTS = Number(process.env.BENCH_DOCUMENTS ?? 100_000)
+/**
+ * Store sizes the core scenarios run at (get, list, filter + sort with either index, count, create), each on a
+ * store of its own seeded through bulk calls; every other scenario runs at `BENCH_DOCUMENTS`, the first size.
+ */
+const SCALES = [
+  ...new Set([DOCUMENTS, ...(process.env.BENCH_SCALE ?? '').split(',').filter(Boolean).map(Number)]),
+].sort((a, b) => a - b)
 const CONNECTIONS = 50
 /** Each scenario's time is split into this many rounds, alternating with the ceiling (see `measure`); one for
  * scenarios whose requests take a large part of a second. */
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5)
 const ADMIN = { username: 'admin', password: 'bench-password-1' }
-/** The index the definition declares for the filter + sort scenario. */
-const INDEX = { fields: { category: 1, price: -1 } }
+/**
+ * The definition's indexes: one on `category` alone (a filter on it with a sort on `score`, the case most users
+ * write first) and a compound one that serves a filter on `category` with a sort on `price` in its own order.
+ */
+const INDEXES = [{ fields: { category: 1 } }, { fields: { category: 1, price: -1 } }]
+/** Documents per category: about a thousand whatever the store's size, as in the issue's data (issue 22). */
+const PER_CATEGORY = 1000
 /** The body of every create, in the create scenario and in the POST floors that bound it. */
 const CREATE_BODY = JSON.stringify({ category: 'c1', price: 5, title: 'new' })
 const JSON_HEADERS = { 'content-type': 'application/json' }
@@ -78,10 +91,30 @@ const results = []
 let hello
 const HELLO = { method: 'GET', requests: [{ path: '/' }] }
 
-/** Loads `server` for `duration` seconds; peak RSS counts from the last `resetPeak`. */
+/**
+ * Loads `server` for `duration` seconds; peak RSS counts from the last `resetPeak`. The kernel keeps no peak of
+ * private memory alone, so it is sampled meanwhile.
+ */
 async function run(server, scenario, duration) {
-  const r = await load({ ...scenario, url: server.url, connections: scenario.connections ?? CONNECTIONS, duration })
-  return { ...r, rssMb: peakRss(server.child.pid), anonMb: anonRss(server.child.pid) }
+  const pid = server.child.pid
+  let anonPeak = anonRss(pid)
+  const sampler = setInterval(() => (anonPeak = Math.max(anonPeak, anonRss(pid))), 100)
+  try {
+    const r = await load({ ...scenario, url: server.url, connections: scenario.connections ?? CONNECTIONS, duration })
+    return { ...r, rssMb: peakRss(pid), anonMb: Math.max(anonPeak, anonRss(pid)) }
+  } finally {
+    clearInterval(sampler)
+  }
+}
+
+/** Bytes the files under `dir` take on disk (allocated blocks, as `du` counts them). */
+function diskUsage(dir) {
+  let bytes = 0
+  for (const entry of readdirSync(dir, { withFileTypes: true })) {
+    const path = join(dir, entry.name)
+    bytes += entry.isDirectory() ? diskUsage(path) : statSync(path).blocks * 512
+  }
+  return bytes
 }
 
 const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]
@@ -93,7 +126,7 @@ const mean = (values) => values.reduce((sum, value) => sum + value, 0) / values.
  * runs first, and the ratio is of the summed rates. With `compare`, another server's
  * scenario runs in every round too, and the scenario's rate is also given as a ratio to it.
  */
-async function measure(name, server, scenario, compare) {
+async function measure(name, server, scenario, compare, scale = DOCUMENTS) {
   const arms = [{ server: hello, scenario: HELLO }, { server, scenario }, ...(compare ? [compare] : [])]
   for (const arm of arms) await run(arm.server, arm.scenario, 2)
   resetPeak(server.child.pid)
@@ -112,21 +145,22 @@ async function measure(name, server, scenario, compare) {
   }
   const row = {
     name,
+    scale,
     rps: rate(own),
     ceiling: rate(ceilings),
     ratio: rate(own) / rate(ceilings),
     ...(other ? { compared: rate(own) / rate(other), comparedWith: compare.name } : {}),
     p50: median(own.map((r) => r.p50)),
     p99: Math.max(...own.map((r) => r.p99)),
-    rssMb: own.at(-1).rssMb,
-    anonMb: own.at(-1).anonMb,
+    rssMb: Math.max(...own.map((r) => r.rssMb)),
+    anonMb: Math.max(...own.map((r) => r.anonMb)),
     non2xx: own.reduce((sum, r) => sum + r.non2xx, 0),
     errors: own.reduce((sum, r) => sum + r.errors, 0),
     statuses,
   }
   results.push(row)
   console.error(
-    `${name.padEnd(52)} ${row.rps.toFixed(0).padStart(7)} req/s  p50 ${row.p50} ms  p99 ${row.p99} ms  rss ${row.rssMb.toFixed(0)} MB (anon ${row.anonMb.toFixed(0)} MB)  ceiling ${row.ceiling.toFixed(0)}  ratio ${row.ratio.toFixed(3)}${compare ? `  (${row.compared.toFixed(2)} × ${row.comparedWith})` : ''}${row.non2xx || row.errors ? `  (statuses ${JSON.stringify(row.statuses)}, errors ${row.errors})` : ''}`,
+    `${SCALES.length > 1 ? `[${scale}] ` : ''}${name.padEnd(52)} ${row.rps.toFixed(0).padStart(7)} req/s  p50 ${row.p50} ms  p99 ${row.p99} ms  rss ${row.rssMb.toFixed(0)} MB (anon ${row.anonMb.toFixed(0)} MB)  ceiling ${row.ceiling.toFixed(0)}  ratio ${row.ratio.toFixed(3)}${compare ? `  (${row.compared.toFixed(2)} × ${row.comparedWith})` : ''}${row.non2xx || row.errors ? `  (statuses ${JSON.stringify(row.statuses)}, errors ${row.errors})` : ''}`,
   )
 }
 
@@ -155,6 +189,8 @@ function progress(label, done, total) {
 const BULK_BATCH = 1000
 /** Import rates (documents per second), printed after the scenarios. */
 const imports = []
+/** The store's size on disk once seeded, at each scale. */
+const disk = []
 
 /**
  * Creates `total` documents over HTTP and returns their ids in creation order: in bulk calls of `BULK_BATCH`
@@ -226,6 +262,7 @@ async function measureNeighbour(name, server, scenario, hostile) {
   }
   const row = {
     name,
+    scale: DOCUMENTS,
     rps: rate(crowded),
     ceiling: rate(alone),
     ratio: rate(crowded) / rate(alone),
@@ -268,6 +305,28 @@ async function main() {
   })
   await stop(floor)
 
+  for (const [position, scale] of SCALES.entries()) await documentsScenarios(scale, position === 0)
+  await stop(hello)
+  report()
+}
+
+/** The seeded documents: `category` with about `PER_CATEGORY` documents each, `price` and `score` spread. */
+const benchDocument = (total) => (i) => ({
+  externalId: `ext-${i}`,
+  category: `c${i % Math.max(1, Math.round(total / PER_CATEGORY))}`,
+  price: (i * 7919) % 10_000,
+  score: (i * 104_729) % 1_000_003,
+  title: `Document ${i}`,
+  tags: ['bench'],
+})
+
+/**
+ * The documents scenarios on a store of `total` documents seeded through bulk calls: the core ones (get, list,
+ * filter + sort through either index, count, create) at every scale, with the store's size on disk; `full` adds
+ * the one-create-per-request import, the scan without an index, the noisy neighbour, patch, attachments, login
+ * and the distributed deployment.
+ */
+async function documentsScenarios(total, full) {
   const dataDir = mkdtempSync(join(tmpdir(), 'quire-bench-'))
   const env = {
     QUIRE_DATA_DIR: dataDir,
@@ -280,68 +339,71 @@ async function main() {
   const token = (await api(seeder.url, 'POST', '/auth/login', null, ADMIN)).data.accessToken
   const headers = { authorization: `Bearer ${token}`, 'environment-id': 'default', 'content-type': 'application/json' }
 
-  await api(seeder.url, 'POST', '/api/v2/document-definitions', token, { name: 'bench', indexes: [INDEX] })
-  const ids = await seed(seeder.url, token, 'bench', DOCUMENTS, (i) => ({
-    externalId: `ext-${i}`,
-    category: `c${i % 50}`,
-    price: (i * 7919) % 10_000,
-    title: `Document ${i}`,
-    tags: ['bench'],
-  }))
-  // The same import one create per request, into another definition: how much faster bulk calls are.
-  await api(seeder.url, 'POST', '/api/v2/document-definitions', token, { name: 'single', indexes: [INDEX] })
-  await seed(
-    seeder.url,
-    token,
-    'single',
-    DOCUMENTS,
-    (i) => ({ category: `c${i % 50}`, price: (i * 7919) % 10_000, title: `Document ${i}`, tags: ['bench'] }),
-    'default',
-    { single: true },
-  )
-  const [bulkRate, singleRate] = imports.map((entry) => entry.rate)
-  imports.push({ name: 'bulk / one create per request', ratio: bulkRate / singleRate })
+  await api(seeder.url, 'POST', '/api/v2/document-definitions', token, { name: 'bench', indexes: INDEXES })
+  const ids = await seed(seeder.url, token, 'bench', total, benchDocument(total))
+  if (full) {
+    // The same import one create per request, into another definition: how much faster bulk calls are.
+    await api(seeder.url, 'POST', '/api/v2/document-definitions', token, { name: 'single', indexes: INDEXES })
+    const single = (i) => {
+      const { category, price, title, tags } = benchDocument(total)(i)
+      return { category, price, title, tags }
+    }
+    await seed(seeder.url, token, 'single', total, single, 'default', { single: true })
+    const [bulkRate, singleRate] = imports.slice(-2).map((entry) => entry.rate)
+    imports.push({ name: 'bulk / one create per request', ratio: bulkRate / singleRate })
+  }
   // Seeding is a bulk import; the scenarios measure a server started on the loaded store, as after a deploy
-  // (the import's garbage would otherwise count in every scenario's memory).
+  // (the import's garbage and the pages it touched would otherwise count in every scenario's memory).
   await stop(seeder)
+  disk.push({ scale: total, mb: diskUsage(join(dataDir, 'records')) / 2 ** 20 })
   const quire = await start(join(ROOT, 'apps/gateway/dist/server.js'), env)
   const core = '/api/v2/document-definitions/bench/documents'
   const sample = pick(ids, 5000)
-  const filterSort = `${core}?limit=20&query=${encodeURIComponent('{"category":"c7"}')}&sort=${encodeURIComponent('{"price":-1}')}`
+  const q = (value) => encodeURIComponent(JSON.stringify(value))
+  const category = `c${7 % Math.max(1, Math.round(total / PER_CATEGORY))}`
+  const at = (name, scenario, compare) => measure(name, quire, scenario, compare, total)
+  const get = (path) => ({ method: 'GET', headers, requests: [{ path }] })
 
   const getById = { method: 'GET', headers, requests: sample.map((id) => ({ path: `${core}/${id}` })) }
-  await measure('get by _id', quire, getById)
-  await measure('get by externalId', quire, {
-    method: 'GET',
-    headers,
-    requests: pick([...ids.keys()], 5000).map((i) => ({ path: `${core}/ext-${i}` })),
-  })
-  await measure('list 20, default sort, first page', quire, {
-    method: 'GET',
-    headers,
-    requests: [{ path: `${core}?limit=20` }],
-  })
-  await measure('list 20, default sort, deep page (after)', quire, {
-    method: 'GET',
-    headers,
-    requests: [{ path: `${core}?limit=20&after=${ids[Math.floor(DOCUMENTS * 0.9)]}` }],
-  })
-  await measure('list 20, query + sort, with index', quire, {
-    method: 'GET',
-    headers,
-    requests: [{ path: filterSort }],
-  })
-  await api(quire.url, 'PATCH', '/api/v2/document-definitions/bench', token, { indexes: [] })
-  // A scan of every document per request, one at a time: with more connections requests queue behind scans
-  // until the overload guard answers 503, which would measure the guard, not the scan.
-  await measure('list 20, query + sort, without index (1 connection)', quire, {
-    method: 'GET',
-    headers,
-    connections: 1,
-    rounds: 1,
-    requests: [{ path: filterSort }],
-  })
-  await api(quire.url, 'PATCH', '/api/v2/document-definitions/bench', token, { indexes: [INDEX] })
+  await at('get by _id', getById)
+  if (full) {
+    await at('get by externalId', {
+      method: 'GET',
+      headers,
+      requests: pick([...ids.keys()], 5000).map((i) => ({ path: `${core}/ext-${i}` })),
+    })
+  }
+  await at('list 20, default sort, first page', get(`${core}?limit=20`))
+  if (full) {
+    await at('list 20, default sort, deep page (after)', get(`${core}?limit=20&after=${ids[Math.floor(total * 0.9)]}`))
+  }
+  // The case most users write first (issue 22): it must stay in the bench.
+  const singleField = `${core}?limit=20&query=${q({ category })}&sort=${q({ score: -1 })}`
+  await at('list 20, query on category + sort on score, single-field index on category', get(singleField))
+  const compound = `${core}?limit=20&query=${q({ category })}&sort=${q({ price: -1 })}`
+  await at('list 20, query on category + sort on price, compound index {category: 1, price: -1}', get(compound))
+  await at(
+    'list 20 with count=true, query on category (indexed)',
+    get(`${core}?limit=20&count=true&query=${q({ category })}`),
+  )
+  if (full) {
+    await api(quire.url, 'PATCH', '/api/v2/document-definitions/bench', token, { indexes: [] })
+    // A scan of every document per request, one at a time: with more connections requests queue behind scans
+    // until the overload guard answers 503, which would measure the guard, not the scan.
+    await at('list 20, query + sort, without index (1 connection)', {
+      ...get(compound),
+      connections: 1,
+      rounds: 1,
+    })
+    await api(quire.url, 'PATCH', '/api/v2/document-definitions/bench', token, { indexes: INDEXES })
+  }
+  if (!full) {
+    // Creates grow the store, so they come last.
+    await at('create', { method: 'POST', headers, requests: [{ path: `${core}/new`, body: CREATE_BODY }] })
+    await stop(quire)
+    rmSync(dataDir, { recursive: true, force: true })
+    return
+  }
 
   // A noisy neighbour: environment B, with as many documents, sends what a hostile tenant would (scans and
   // sorts without an index, a catastrophic pattern, deep skips with counts, index builds) while A reads by id.
@@ -356,7 +418,6 @@ async function main() {
     'noisy',
   )
   const hostileCore = '/api/v2/document-definitions/hostile/documents'
-  const q = (value) => encodeURIComponent(JSON.stringify(value))
   const definitionPath = '/api/v2/document-definitions/hostile'
   await measureNeighbour('get by _id while a neighbour is hostile', quire, getById, {
     method: 'GET',
@@ -371,9 +432,9 @@ async function main() {
     ],
   })
 
-  // The writes come last among the documents scenarios: creates grow the store past its 100,000 documents.
-  await measure('create', quire, { method: 'POST', headers, requests: [{ path: `${core}/new`, body: CREATE_BODY }] })
-  await measure('patch', quire, {
+  // The writes come last among the documents scenarios: creates grow the store past its seeded size.
+  await at('create', { method: 'POST', headers, requests: [{ path: `${core}/new`, body: CREATE_BODY }] })
+  await at('patch', {
     method: 'PATCH',
     headers,
     requests: sample.map((id, i) => ({ path: `${core}/${id}`, body: JSON.stringify({ price: i }) })),
@@ -396,7 +457,7 @@ async function main() {
     body: multipart,
   }).then((res) => res.json())
   const attachmentId = uploaded.data.attachments[0]._id
-  await measure('upload 1 MB attachment (replace)', quire, {
+  await at('upload 1 MB attachment (replace)', {
     method: 'POST',
     headers: { ...headers, 'content-type': `multipart/form-data; boundary=${boundary}` },
     bodyFile,
@@ -408,13 +469,13 @@ async function main() {
       .slice(2, 2 + CONNECTIONS)
       .map((id) => ({ path: `${core}/${id}/attachments?valuePath=file&actionType=Replace` })),
   })
-  await measure('download 1 MB attachment', quire, {
+  await at('download 1 MB attachment', {
     method: 'GET',
     headers,
     requests: [{ path: `${core}/${target}/attachments/${attachmentId}` }],
   })
 
-  await measure('login (scrypt)', quire, {
+  await at('login (scrypt)', {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
     duration: Math.min(DURATION, 5),
@@ -439,9 +500,11 @@ async function main() {
     scenario: getById,
   })
   await Promise.all([quire, gateway, users, documents, packages].map(stop))
-  await stop(hello)
   rmSync(dataDir, { recursive: true, force: true })
+}
 
+/** The tables, in Markdown: every scenario at the first scale, then the core ones side by side at each scale. */
+function report() {
   const cpu = cpus()[0]?.model ?? 'unknown CPU'
   console.log(
     `\nMachine: ${cpus().length} × ${cpu}, ${(totalmem() / 2 ** 30).toFixed(0)} GiB, Node ${process.version}; ${CONNECTIONS} connections, ${DURATION} s per scenario, ${DOCUMENTS} documents.`,
@@ -450,7 +513,7 @@ async function main() {
     '\n| scenario | req/s | p50 ms | p99 ms | peak RSS MB | anon MB at end | ceiling req/s | ratio to ceiling |',
   )
   console.log('| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |')
-  for (const r of results) {
+  for (const r of results.filter((row) => row.scale === DOCUMENTS)) {
     console.log(
       `| ${r.name} | ${r.rps.toFixed(0)} | ${r.p50} | ${r.p99} | ${r.rssMb.toFixed(0)} | ${r.anonMb.toFixed(0)} | ${r.ceiling.toFixed(0)} | ${r.ratio.toFixed(3)}${r.compared === undefined ? '' : ` (${r.compared.toFixed(2)} × ${r.comparedWith})`} |${r.non2xx || r.errors ? ` statuses ${JSON.stringify(r.statuses)}, ${r.errors} errors` : ''}`,
     )
@@ -462,6 +525,19 @@ async function main() {
       `| ${entry.name} | ${entry.rate === undefined ? `${entry.ratio.toFixed(1)} ×` : entry.rate.toFixed(0)} |`,
     )
   }
+  if (SCALES.length < 2) return
+  const largest = SCALES.at(-1)
+  console.log(
+    `\n| scenario | ${SCALES.map((scale) => `ratio at ${scale} | p99 ms | peak RSS MB | anon MB`).join(' | ')} | ${largest} / ${DOCUMENTS} |`,
+  )
+  console.log(`| --- |${' ---: | ---: | ---: | ---: |'.repeat(SCALES.length)} ---: |`)
+  for (const name of new Set(results.filter((row) => row.scale === largest).map((row) => row.name))) {
+    const rows = SCALES.map((scale) => results.find((row) => row.scale === scale && row.name === name))
+    const cells = rows.map((r) => `${r.ratio.toFixed(3)} | ${r.p99} | ${r.rssMb.toFixed(0)} | ${r.anonMb.toFixed(0)}`)
+    const [first, last] = [rows[0], rows.at(-1)]
+    console.log(`| ${name} | ${cells.join(' | ')} | ${(last.ratio / first.ratio).toFixed(2)} |`)
+  }
+  console.log(`| store on disk (records), MB | ${disk.map((d) => `${d.mb.toFixed(0)} | | |`).join(' | ')} | |`)
 }
 
 main().then(
