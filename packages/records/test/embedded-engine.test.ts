@@ -192,6 +192,71 @@ t.test(
   },
 )
 
+t.test(
+  "the heap reads each candidate's entry, its record only until its sort value is kept, decodes none",
+  async (t) => {
+    const dataDir = t.testdir()
+    const store = openEmbeddedStore(dataDir)
+    t.teardown(() => store.close())
+    const items = store.collection<Item>('items')
+    const records = await seed(store, 'items', 2000)
+    await items.ensureIndex({ name: 'category', fields: { category: 1 } })
+    const expected = (category: string, all: Item[]) =>
+      all
+        .filter((record) => record.category === category)
+        .sort((a, b) => b.score - a.score || (a._id < b._id ? 1 : -1))
+        .slice(0, 20)
+        .map((record) => record._id)
+    const page = async (category: string) => {
+      const before = store.stats.reads
+      const parse = JSON.parse
+      let decoded = 0
+      JSON.parse = (...args: Parameters<typeof JSON.parse>) => {
+        decoded++
+        return parse(...args)
+      }
+      try {
+        const found = await items.findText({ category }, { sort: { score: -1 }, limit: 20 })
+        return { ids: found.map((found) => found._id), reads: store.stats.reads - before, decoded }
+      } finally {
+        JSON.parse = parse
+      }
+    }
+
+    // 200 candidates: each entry and record read the first time, the entries alone (and the 20 kept) after that.
+    const first = await page('c3')
+    t.same(first.ids, expected('c3', records))
+    t.equal(first.decoded, 0, 'no record decoded')
+    t.ok(first.reads <= 2 * 200 + 2, `first page: ${first.reads} reads`)
+    const again = await page('c3')
+    t.same(again.ids, first.ids)
+    t.ok(again.reads <= 200 + 20 + 2, `again: ${again.reads} reads`)
+
+    // This process's writes keep the values of the records they did not change.
+    const top = records.find((record) => record._id === first.ids[0]) as Item
+    await items.updateOne({ _id: top._id }, { $set: { score: -1 } })
+    top.score = -1
+    const moved = await page('c3')
+    t.same(moved.ids, expected('c3', records), 'an updated score is read again')
+    t.ok(moved.reads <= 200 + 20 + 4, `after a write: ${moved.reads} reads`)
+    // A write that is refused changes nothing.
+    await items.ensureIndex({ name: 'n', fields: { n: 1 }, unique: true })
+    const refused = await items.insertOne({ ...item(5), n: 0, category: 'c3', score: 5000 }).catch((e: unknown) => e)
+    t.ok(refused instanceof DuplicateKeyError)
+    t.same((await page('c3')).ids, expected('c3', records))
+
+    // Another process's write (another store on the data dir keeps its own values): every kept value goes.
+    const other = openEmbeddedStore(dataDir)
+    const added = { ...item(100_000), category: 'c3', score: 999_999 }
+    await other.collection<Item>('items').insertOne(added)
+    await other.close()
+    records.push(added)
+    const seen = await page('c3')
+    t.same(seen.ids, expected('c3', records), "another process's write is seen")
+    t.ok(seen.reads >= 2 * 200, `read again: ${seen.reads} reads`)
+  },
+)
+
 t.test('a drop cut short by closing is finished by the next open', async (t) => {
   const dataDir = t.testdir()
   let store = openEmbeddedStore(dataDir)

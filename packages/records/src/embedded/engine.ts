@@ -12,6 +12,7 @@ import {
 } from './index-keys.js'
 import { Row } from './row.js'
 import { spent, turn } from './long-work.js'
+import { SortValueCache } from './sort-values.js'
 
 /**
  * Records as JSON text (a page of whole records is answered without re-encoding them), each under its
@@ -66,11 +67,17 @@ const BUILD_CHUNK = 400
 const SWEEP_CHUNK = 2000
 /** The default query budget: record text one query may hold in memory (MongoDB's in-memory sort allows 100 MB). */
 const DEFAULT_QUERY_BUDGET = 32 * 2 ** 20
+/** Sort values the store keeps (`SortValueCache`): about 15 MB of heap. */
+const SORT_VALUE_CAPACITY = 100_000
+const newStamp = (): number => Math.floor(Math.random() * 2 ** 52)
 
 // Meta keys. Ids of collections and indexes come from one sequence, so an id names one range in either database.
 const SEQUENCE: MetaKey = ['seq']
 const collectionKey = (name: string): MetaKey => ['c', name]
-/** `[count, bytes of text]` of a collection's records, kept in the write that changes them. */
+/**
+ * `[count, bytes of text, stamp]` of a collection's records, kept in the write that changes them; the stamp is
+ * new at each write (random, so no two writes of any process share one), for what caches a read (`sortValues`).
+ */
 const sizeKey = (id: number): MetaKey => ['n', id]
 /** A dropped collection's or index's id whose records and entries the sweep has not deleted yet. */
 const GARBAGE = 'gc'
@@ -142,6 +149,7 @@ function entryKey(index: LiveIndex, values: IndexKey, id: string): IndexKey {
  */
 export class Engine {
   readonly stats = { reads: 0 }
+  readonly sortValues = new SortValueCache(SORT_VALUE_CAPACITY)
   readonly queryBudget: number
   readonly #env: RootDatabase
   readonly #meta: Database<unknown, MetaKey>
@@ -226,13 +234,14 @@ export class Engine {
     // The shared buffer's `length` is the value's size (its `byteLength` is the whole buffer): view exactly that.
     const view = new Uint8Array(fast.buffer, fast.byteOffset, fast.length)
     let entry = cached
-    // Inside a write, the stored meta may be the write's own, not committed yet: read, never cached.
-    if (this.#inWork) return entry?.bytes.equals(view) ? entry.meta : (this.#meta.get(key) as CollectionMeta)
     if (!entry || !entry.bytes.equals(view)) {
-      const bytes = Buffer.from(view)
-      entry = { bytes, meta: this.#meta.get(key) as CollectionMeta, fresh: true }
+      // Kept by its bytes, whatever the transaction: a write's own meta, not committed yet, is never taken as
+      // fresh, and reads compare the bytes again. So a stream of writes to a collection nobody reads decodes
+      // its meta (and compiles its partial filters) once, not once per write (a tenth of a create's CPU).
+      entry = { bytes: Buffer.from(view), meta: this.#meta.get(key) as CollectionMeta, fresh: false }
       this.#metaCache.set(name, entry)
     }
+    if (this.#inWork) return entry.meta
     entry.fresh = true
     this.#freshUntilNextTurn()
     return entry.meta
@@ -264,10 +273,14 @@ export class Engine {
     return json === undefined ? undefined : new Row(id, json)
   }
 
-  /** The number of records and the bytes of their text (one read). */
-  size(collectionId: number): { count: number; bytes: number } {
-    const [count, bytes] = (this.#meta.get(sizeKey(collectionId)) as [number, number] | undefined) ?? [0, 0]
-    return { count, bytes }
+  /** The number of records, the bytes of their text, and the stamp of the last write (one read). */
+  size(collectionId: number): { count: number; bytes: number; stamp: number | undefined } {
+    const [count, bytes, stamp] = (this.#meta.get(sizeKey(collectionId)) as [number, number, number?] | undefined) ?? [
+      0,
+      0,
+      undefined,
+    ]
+    return { count, bytes, stamp }
   }
 
   /**
@@ -337,6 +350,17 @@ export class Engine {
     let updated: LiveIndex[] | undefined
     for (const [position, index] of meta.indexes.entries()) {
       const { spec } = index
+      if (!before) {
+        // A new record (most writes): its entries, with no old ones to compare them to.
+        const newEntries = after && isIndexed(spec, after) ? indexEntries(spec, after) : undefined
+        if (!after || !newEntries) continue
+        for (const key of newEntries.keys) this.#putEntry(index, key, after._id)
+        if (revealsArrays(index, newEntries)) {
+          updated ??= structuredClone(meta.indexes)
+          noteArrays(updated[position] as LiveIndex, newEntries)
+        }
+        continue
+      }
       const oldEntries = before && isIndexed(spec, before.record) ? indexEntries(spec, before.record) : undefined
       const newEntries = after && isIndexed(spec, after) ? indexEntries(spec, after) : undefined
       const oldKeys = new Map(oldEntries?.keys.map((key) => [JSON.stringify(key), key]))
@@ -372,7 +396,11 @@ export class Engine {
     } else if (before) {
       this.#records.removeSync(recordKey(meta.id, before.id))
     }
-    this.#meta.putSync(sizeKey(meta.id), [size.count, size.bytes])
+    const stamp = newStamp()
+    this.#meta.putSync(sizeKey(meta.id), [size.count, size.bytes, stamp])
+    const ids = before ? [before.id] : []
+    if (after && after._id !== before?.id) ids.push(after._id)
+    this.sortValues.changed(meta.id, size.stamp, stamp, ids)
   }
 
   /** Adds the record's entry for `values`; in a unique index, refuses values another record holds. */
@@ -499,6 +527,7 @@ export class Engine {
       if (!meta) return
       this.#putMeta(name, undefined)
       this.#meta.removeSync(sizeKey(meta.id))
+      this.sortValues.drop(meta.id)
       for (const id of [meta.id, ...meta.indexes.map((index) => index.id)]) this.#meta.putSync([GARBAGE, id], true)
     })
     this.sweep()

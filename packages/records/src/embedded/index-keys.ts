@@ -97,6 +97,12 @@ export function indexEntries(spec: IndexSpec, record: StoredRecord): IndexEntrie
       arrayAt ??= { path, at: out.arrayAt }
     }
     opaque ||= out.opaque
+    if (out.values.length === 1) {
+      // One value (no array along the path, the common case): nothing to make distinct.
+      const [tag, value] = sortKey(out.values[0])
+      for (const key of keys) key.push(tag, value)
+      continue
+    }
     const distinct = new Map<string, [number, number | string]>()
     for (const value of out.values) {
       const key = sortKey(value)
