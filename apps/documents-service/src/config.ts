@@ -76,7 +76,7 @@ export const DocumentsConfigSchema = Type.Object({
     description: 'Action runs of one environment in progress at once; the others wait in its queue.',
   }),
   QUIRE_SCRIPT_QUEUE_PER_ENVIRONMENT: Type.Integer({
-    minimum: 0,
+    minimum: 1,
     maximum: 100_000,
     default: 64,
     description: 'Action runs of one environment that may wait; past it a run is refused (503 scripts_busy).',
