@@ -39,6 +39,23 @@ export interface paths {
     patch: operations['patchDefinition']
     trace?: never
   }
+  '/api/v2/document-definitions/{ddId}/action-runs': {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    /** List action runs */
+    get: operations['listActionRuns']
+    put?: never
+    post?: never
+    delete?: never
+    options?: never
+    head?: never
+    patch?: never
+    trace?: never
+  }
   '/api/v2/document-definitions/{ddId}/documents': {
     parameters: {
       query?: never
@@ -104,6 +121,23 @@ export interface paths {
     put?: never
     /** Bulk documents */
     post: operations['bulkDocuments']
+    delete?: never
+    options?: never
+    head?: never
+    patch?: never
+    trace?: never
+  }
+  '/api/v2/document-definitions/{ddId}/documents/{id}/actions/{name}': {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    get?: never
+    put?: never
+    /** Run action */
+    post: operations['runAction']
     delete?: never
     options?: never
     head?: never
@@ -746,6 +780,7 @@ export interface components {
         | 'invalid_query'
         | 'invalid_value_path'
         | 'parallel_arrays'
+        | 'action_refused'
         | 'unauthorized'
         | 'two_factor_required'
         | 'forbidden'
@@ -755,16 +790,20 @@ export interface components {
         | 'attachment_not_found'
         | 'package_not_found'
         | 'token_not_found'
+        | 'action_not_found'
         | 'not_found'
         | 'duplicate_external_id'
         | 'duplicate_name'
         | 'duplicate_username'
+        | 'action_depth_exceeded'
         | 'precondition_failed'
         | 'payload_too_large'
         | 'unsupported_media_type'
+        | 'action_failed'
         | 'rate_limited'
         | 'internal_error'
         | 'service_unavailable'
+        | 'scripts_busy'
       description: string
       userDescription: string
       message: string
@@ -825,6 +864,20 @@ export interface operations {
                 }
                 unique?: boolean
                 state?: 'building' | 'ready'
+              }[]
+              actions?: {
+                name: string
+                triggers: (
+                  | 'manual'
+                  | 'beforeCreate'
+                  | 'beforeUpdate'
+                  | 'beforeDelete'
+                  | 'afterCreate'
+                  | 'afterUpdate'
+                  | 'afterDelete'
+                )[]
+                description?: string
+                source?: string
               }[]
               _permissions: {
                 fullPermissions: boolean
@@ -889,6 +942,20 @@ export interface operations {
             }
             unique?: boolean
           }[]
+          actions?: {
+            name: string
+            triggers: (
+              | 'manual'
+              | 'beforeCreate'
+              | 'beforeUpdate'
+              | 'beforeDelete'
+              | 'afterCreate'
+              | 'afterUpdate'
+              | 'afterDelete'
+            )[]
+            description?: string
+            source: string
+          }[]
           clientDocument?: {
             id?: string
           }
@@ -902,6 +969,8 @@ export interface operations {
             id?: string
           }
           documentDefinitions?: unknown
+          input?: unknown
+          previous?: unknown
         }
       }
     }
@@ -941,6 +1010,20 @@ export interface operations {
                 }
                 unique?: boolean
                 state?: 'building' | 'ready'
+              }[]
+              actions?: {
+                name: string
+                triggers: (
+                  | 'manual'
+                  | 'beforeCreate'
+                  | 'beforeUpdate'
+                  | 'beforeDelete'
+                  | 'afterCreate'
+                  | 'afterUpdate'
+                  | 'afterDelete'
+                )[]
+                description?: string
+                source?: string
               }[]
               _permissions: {
                 fullPermissions: boolean
@@ -1017,6 +1100,20 @@ export interface operations {
                 unique?: boolean
                 state?: 'building' | 'ready'
               }[]
+              actions?: {
+                name: string
+                triggers: (
+                  | 'manual'
+                  | 'beforeCreate'
+                  | 'beforeUpdate'
+                  | 'beforeDelete'
+                  | 'afterCreate'
+                  | 'afterUpdate'
+                  | 'afterDelete'
+                )[]
+                description?: string
+                source?: string
+              }[]
               _permissions: {
                 fullPermissions: boolean
                 userActionPermissions: string[]
@@ -1072,6 +1169,20 @@ export interface operations {
             }
             unique?: boolean
           }[]
+          actions?: {
+            name: string
+            triggers: (
+              | 'manual'
+              | 'beforeCreate'
+              | 'beforeUpdate'
+              | 'beforeDelete'
+              | 'afterCreate'
+              | 'afterUpdate'
+              | 'afterDelete'
+            )[]
+            description?: string
+            source: string
+          }[]
         }
       }
     }
@@ -1111,6 +1222,20 @@ export interface operations {
                 }
                 unique?: boolean
                 state?: 'building' | 'ready'
+              }[]
+              actions?: {
+                name: string
+                triggers: (
+                  | 'manual'
+                  | 'beforeCreate'
+                  | 'beforeUpdate'
+                  | 'beforeDelete'
+                  | 'afterCreate'
+                  | 'afterUpdate'
+                  | 'afterDelete'
+                )[]
+                description?: string
+                source?: string
               }[]
               _permissions: {
                 fullPermissions: boolean
@@ -1219,6 +1344,22 @@ export interface operations {
                 unique?: boolean
               }[]
             | null
+          actions?:
+            | {
+                name: string
+                triggers: (
+                  | 'manual'
+                  | 'beforeCreate'
+                  | 'beforeUpdate'
+                  | 'beforeDelete'
+                  | 'afterCreate'
+                  | 'afterUpdate'
+                  | 'afterDelete'
+                )[]
+                description?: string
+                source: string
+              }[]
+            | null
         }
       }
     }
@@ -1259,10 +1400,113 @@ export interface operations {
                 unique?: boolean
                 state?: 'building' | 'ready'
               }[]
+              actions?: {
+                name: string
+                triggers: (
+                  | 'manual'
+                  | 'beforeCreate'
+                  | 'beforeUpdate'
+                  | 'beforeDelete'
+                  | 'afterCreate'
+                  | 'afterUpdate'
+                  | 'afterDelete'
+                )[]
+                description?: string
+                source?: string
+              }[]
               _permissions: {
                 fullPermissions: boolean
                 userActionPermissions: string[]
               }
+            }
+          }
+        }
+      }
+      /** @description The request was refused: see `error` for why */
+      '4XX': {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorBody']
+        }
+      }
+      /** @description The server failed or is unavailable */
+      '5XX': {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorBody']
+        }
+      }
+    }
+  }
+  listActionRuns: {
+    parameters: {
+      query?: {
+        action?: string
+        documentId?: string
+        status?: 'succeeded' | 'refused' | 'failed'
+        limit?: number
+        after?: string
+      }
+      header?: never
+      path: {
+        ddId: string
+      }
+      cookie?: never
+    }
+    requestBody?: never
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': {
+            /** @enum {string} */
+            status: 'ok'
+            data: {
+              _id: string
+              environmentId: string
+              definitionId: string
+              documentId: string
+              action: string
+              trigger:
+                | 'manual'
+                | 'beforeCreate'
+                | 'beforeUpdate'
+                | 'beforeDelete'
+                | 'afterCreate'
+                | 'afterUpdate'
+                | 'afterDelete'
+              status: 'succeeded' | 'refused' | 'failed'
+              error?: {
+                kind: string
+                message: string
+                code?: string
+              }
+              logs: {
+                level: 'log' | 'info' | 'warn' | 'error'
+                message: string
+              }[]
+              durationMs: number
+              attempt: number
+              userId: string
+              /** Format: date-time */
+              createdOn: string
+              /** Format: date-time */
+              expiresOn: string
+            }[]
+            pagination: {
+              hasPrevious: boolean
+              hasNext: boolean
+              /** @enum {string} */
+              type: 'cursor'
+              next?: string
+              total?: number
             }
           }
         }
@@ -1783,6 +2027,61 @@ export interface operations {
               /** @enum {boolean} */
               deleted?: true
             }[]
+          }
+        }
+      }
+      /** @description The request was refused: see `error` for why */
+      '4XX': {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorBody']
+        }
+      }
+      /** @description The server failed or is unavailable */
+      '5XX': {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorBody']
+        }
+      }
+    }
+  }
+  runAction: {
+    parameters: {
+      query?: never
+      header?: never
+      path: {
+        ddId: string
+        id: string
+        name: string
+      }
+      cookie?: never
+    }
+    requestBody: {
+      content: {
+        'application/json': {
+          [key: string]: unknown
+        } | null
+      }
+    }
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': {
+            /** @enum {string} */
+            status: 'ok'
+            data: {
+              runId: string
+              result: unknown
+            }
           }
         }
       }
