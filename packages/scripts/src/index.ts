@@ -91,8 +91,8 @@ const WORKER_URL = new URL(import.meta.url.endsWith('.ts') ? './worker.ts' : './
 
 interface Job {
   source: string
-  /** The globals as JSON, made when the run was asked for (a later change to the objects does not count). */
-  globals: string
+  /** Each global's name and value as JSON, made when the run was asked for (later changes to the objects do not count). */
+  globals: [string, string][]
   rest: RunRequest['rest']
   limits: ScriptLimits
   tenant: Tenant
@@ -182,7 +182,11 @@ export class ScriptEngine {
     for (const name of Object.keys(request.globals)) {
       if (!IDENTIFIER.test(name) || RESERVED_GLOBALS.has(name)) throw new TypeError(`Invalid script global: ${name}`)
     }
-    const globals = JSON.stringify(request.globals)
+    const globals: [string, string][] = []
+    for (const [name, value] of Object.entries(request.globals)) {
+      const json = JSON.stringify(value)
+      if (json !== undefined) globals.push([name, json])
+    }
     const limits = { ...this.limits, ...request.limits }
     if (Buffer.byteLength(request.source) > MAX_SOURCE_BYTES) {
       return {
@@ -250,8 +254,6 @@ export class ScriptEngine {
 
   private spawn(): PoolWorker {
     const thread = new Worker(WORKER_URL, { resourceLimits: { stackSizeMb: 4 } })
-    // Idle workers never keep the process alive.
-    thread.unref()
     const worker: PoolWorker = {
       thread,
       flights: new Map(),
@@ -262,8 +264,11 @@ export class ScriptEngine {
     }
     this.workers.push(worker)
     thread.on('message', (message: FromWorker) => this.receive(worker, message))
+    // The exit that follows an error settles the worker's runs.
     thread.on('error', () => {})
     thread.on('exit', () => this.lost(worker, 'The script worker stopped'))
+    // An idle worker never keeps the process alive (unref after the listeners: a 'message' listener refs again).
+    thread.unref()
     return worker
   }
 
@@ -285,6 +290,8 @@ export class ScriptEngine {
   }
 
   private post(worker: PoolWorker, message: ToWorker) {
+    // A worker with work keeps the process alive until the work ends (within its wall limit).
+    if (message.type !== 'rest') worker.thread.ref()
     worker.thread.postMessage(message)
   }
 
@@ -318,8 +325,9 @@ export class ScriptEngine {
         break
       }
     }
-    if (worker.retiring && worker.flights.size === 0 && worker.compiles.size === 0) {
-      void this.terminate(worker, 'The script worker was recycled')
+    if (worker.flights.size === 0 && worker.compiles.size === 0) {
+      worker.thread.unref()
+      if (worker.retiring) void this.terminate(worker, 'The script worker was recycled')
     }
     this.dispatch()
   }

@@ -5,7 +5,8 @@ import type { LogLine, RunErrorKind, ScriptLimits } from './index.js'
 export type CompileResult = { ok: true } | { ok: false; message: string; line?: number }
 
 export type ToWorker =
-  | { type: 'run'; id: number; source: string; globals: string; limits: ScriptLimits }
+  /** `globals`: each global's name and value as JSON. */
+  | { type: 'run'; id: number; source: string; globals: [string, string][]; limits: ScriptLimits }
   | { type: 'compile'; id: number; source: string }
   /** The answer to a REST.call: `answer` is `{status, headers, body}` as JSON, or `error` when the host rejected. */
   | { type: 'rest'; id: number; call: number; answer?: string; error?: string }

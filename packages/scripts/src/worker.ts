@@ -2,6 +2,10 @@
  * A worker thread of the engine: it runs guests in QuickJS (WebAssembly, one runtime and context per run) and
  * interleaves them: a run waiting for a REST.call answer holds no thread. Limits are enforced here and recorded
  * here, so what a guest catches does not change how its run ends.
+ *
+ * The guest's API (`REST`, `console`, `refuse`, the globals) is made of host functions: no preamble is parsed per
+ * run. Values cross as JSON text through the guest's own `JSON.parse`/`JSON.stringify`, taken before user code runs
+ * (a script that replaces them only fools itself), so the host never evaluates anything the guest built.
  */
 
 import { parentPort } from 'node:worker_threads'
@@ -12,9 +16,10 @@ import {
   type QuickJSDeferredPromise,
   type QuickJSHandle,
   type QuickJSRuntime,
+  type VmCallResult,
 } from 'quickjs-emscripten'
-import type { LogLine, ScriptLimits } from './index.js'
-import { FILE_NAME, lineOf, PREAMBLE, wrap } from './guest.js'
+import type { LogLine, RunErrorKind, ScriptLimits } from './index.js'
+import { FILE_NAME, INSPECT, lineOf, wrap } from './guest.js'
 import type { CompileResult, FromWorker, ToWorker, WorkerOutcome } from './protocol.js'
 
 if (!parentPort) throw new Error('@quire/scripts: worker.js runs only as a worker thread')
@@ -22,24 +27,23 @@ const port = parentPort
 
 /** Deep recursion becomes a guest error long before the thread's own stack (4 MiB) is at risk. */
 const MAX_STACK_BYTES = 512 * 1024
-/** Guest CPU time between two measures of a run's heap, at least (a measure walks the heap: see `overMemory`). */
+/** Guest CPU time between two measures of a run's heap, at least (a measure walks the heap: see `checkMemory`). */
 const MEMORY_CHECK_MS = 2
 const REFUSAL_CODE = /^[a-z][a-z0-9_]{0,63}$/
-const LOG_LEVELS = new Set<LogLine['level']>(['log', 'info', 'warn', 'error'])
+const LOG_LEVELS: LogLine['level'][] = ['log', 'info', 'warn', 'error']
 
 const quickjs = await newQuickJSWASMModule()
 const send = (message: FromWorker) => port.postMessage(message)
 const wasmBytes = () => quickjs.getWasmMemory().buffer.byteLength
 
-const failure = (kind: Extract<WorkerOutcome, { status: 'error' }>['error']['kind'], message: string) =>
-  ({ status: 'error', error: { kind, message } }) as const
+const failure = (kind: RunErrorKind, message: string) => ({ status: 'error', error: { kind, message } }) as const
 
 class Run {
   readonly runtime: QuickJSRuntime
   readonly context: QuickJSContext
   /** The first limit violation or refusal: it decides the outcome whatever the guest does afterwards. */
-  fault: WorkerOutcome | undefined
-  settled: WorkerOutcome | undefined
+  private fault: WorkerOutcome | undefined
+  private settled: WorkerOutcome | undefined
   cpuMs = 0
   /** When the running segment of guest code began (0: the guest is not running). */
   private segmentStart = 0
@@ -48,7 +52,7 @@ class Run {
   private truncated = false
   restCalls = 0
   private nextCall = 0
-  readonly calls = new Map<number, QuickJSDeferredPromise>()
+  private readonly calls = new Map<number, QuickJSDeferredPromise>()
   readonly started = performance.now()
   private readonly deadline: number
   private readonly timer: NodeJS.Timeout
@@ -56,6 +60,13 @@ class Run {
   private nextMemoryCheck = MEMORY_CHECK_MS
   /** The worker's WebAssembly memory when the heap was last measured: growth past it calls for a measure. */
   private wasmMark = wasmBytes()
+  /** Handles the run keeps: the guest's JSON functions, `REST`, the formatter once compiled, the run's promise. */
+  private readonly held: QuickJSHandle[] = []
+  private readonly parse: QuickJSHandle
+  private readonly stringify: QuickJSHandle
+  private readonly rest: QuickJSHandle
+  private inspect: QuickJSHandle | undefined
+  private promise: QuickJSHandle | undefined
 
   constructor(
     readonly id: number,
@@ -63,15 +74,26 @@ class Run {
   ) {
     this.deadline = this.started + limits.wallMs
     this.runtime = quickjs.newRuntime()
+    // Set as asked, though in this build it bounds the number of allocations rather than bytes: see checkMemory.
     this.runtime.setMemoryLimit(limits.memoryBytes)
     this.runtime.setMaxStackSize(MAX_STACK_BYTES)
     this.runtime.setInterruptHandler(() => this.shouldInterrupt())
     this.context = this.runtime.newContext()
+    const json = this.context.getProp(this.context.global, 'JSON')
+    this.parse = this.hold(this.context.getProp(json, 'parse'))
+    this.stringify = this.hold(this.context.getProp(json, 'stringify'))
+    json.dispose()
+    this.rest = this.hold(this.context.newObject())
     // While the run waits for REST.call answers, no interrupt can fire: this timer ends it.
     this.timer = setTimeout(() => {
       this.fault ??= failure('wall', `The run took longer than ${limits.wallMs} ms`)
       this.finish()
     }, limits.wallMs)
+  }
+
+  private hold(handle: QuickJSHandle): QuickJSHandle {
+    this.held.push(handle)
+    return handle
   }
 
   private shouldInterrupt(): boolean {
@@ -90,10 +112,10 @@ class Run {
   }
 
   /**
-   * QuickJS's own limit (`setMemoryLimit`, set too) counts allocations, not bytes, in this WebAssembly build (it
-   * cannot see an allocation's size), so a heap of large strings passes it. The heap is measured instead
-   * (JS_ComputeMemoryUsage walks it) whenever the worker's memory grew, and every few ms of guest CPU time, the
-   * interval stretched so that measuring costs at most a fifth of the run.
+   * QuickJS's own limit counts allocations, not bytes, in this WebAssembly build (it cannot see an allocation's
+   * size), so a heap of large strings passes it. The heap is measured instead (JS_ComputeMemoryUsage walks it)
+   * whenever the worker's memory grew and every few ms of guest CPU time, the interval stretched so that measuring
+   * costs at most a fifth of the run.
    */
   private checkMemory(cpu: number) {
     const started = performance.now()
@@ -110,67 +132,110 @@ class Run {
   }
 
   /** Runs guest code, counting its CPU time. */
-  private segment(work: () => void) {
+  private segment<T>(work: () => T): T {
+    if (this.segmentStart !== 0) return work()
     this.segmentStart = performance.now()
     try {
-      work()
+      return work()
     } finally {
       this.cpuMs += performance.now() - this.segmentStart
       this.segmentStart = 0
+      // A large allocation in a short segment meets no interrupt check: measure when memory grew or time passed.
+      if (!this.fault && (this.cpuMs >= this.nextMemoryCheck || wasmBytes() > this.wasmMark)) {
+        this.checkMemory(this.cpuMs)
+      }
     }
-    // A large allocation in a short segment meets no interrupt check: measure when the memory grew or time passed.
-    if (!this.fault && (this.cpuMs >= this.nextMemoryCheck || wasmBytes() > this.wasmMark)) this.checkMemory(this.cpuMs)
   }
 
-  start(source: string, globals: string) {
+  start(source: string, globals: [string, string][]) {
     const { context } = this
-    const settle = this.install(globals)
-    if (!settle) return this.finish()
+    for (const [name, json] of globals) {
+      const value = this.fromJson(json)
+      if (value.error) {
+        this.failWith(value.error)
+        return this.finish()
+      }
+      context.defineProp(context.global, name, { value: value.value, enumerable: true, configurable: false })
+      value.value.dispose()
+    }
+    this.installApi()
     this.segment(() => {
       const evaluated = context.evalCode(wrap(source), FILE_NAME)
-      if (evaluated.error) {
-        this.failWith(evaluated.error)
-      } else {
-        const settling = context.callFunction(settle, context.undefined, evaluated.value)
-        settling.dispose()
-        evaluated.value.dispose()
-      }
+      if (evaluated.error) this.failWith(evaluated.error)
+      else this.promise = this.hold(evaluated.value)
     })
-    settle.dispose()
     this.pump()
   }
 
-  /** Evaluates the preamble with the host functions; answers the guest's `settle`, or undefined when it failed. */
-  private install(globals: string): QuickJSHandle | undefined {
+  private installApi() {
     const { context } = this
-    const functions = [
-      context.newFunction('rest', (endpoint, method, headers, body) =>
-        this.rest(this.text(endpoint), this.text(method), this.text(headers), this.text(body)),
-      ),
-      context.newFunction('log', (level, message) => this.log(this.text(level), this.text(message))),
-      context.newFunction('refuse', (message, code) => this.refuse(message, code)),
-      context.newFunction('done', (json) => this.done(this.text(json))),
-      context.newFunction('fail', (message, stack) => this.fail(this.text(message) ?? '', this.text(stack) ?? '')),
-      context.newString(globals),
-    ]
-    try {
-      const preamble = context.evalCode(PREAMBLE, 'preamble.js')
-      if (preamble.error) return this.failWith(preamble.error)
-      const settle = context.callFunction(preamble.value, context.undefined, ...functions)
-      preamble.value.dispose()
-      if (settle.error) return this.failWith(settle.error)
-      return settle.value
-    } finally {
-      for (const handle of functions) handle.dispose()
+    const define = (target: QuickJSHandle, name: string, value: QuickJSHandle) => {
+      context.defineProp(target, name, { value, enumerable: false, configurable: false })
+      value.dispose()
     }
+    const call = context.newFunction('call', (endpoint, method, headers, body) =>
+      this.call(endpoint, method, headers, body),
+    )
+    define(this.rest, 'call', call)
+    context.setProp(this.rest, 'lastStatus', context.undefined)
+    context.setProp(this.rest, 'lastHeaders', context.undefined)
+    context.defineProp(context.global, 'REST', { value: this.rest, enumerable: false, configurable: false })
+    const console = context.newObject()
+    for (const level of LOG_LEVELS) {
+      define(
+        console,
+        level,
+        context.newFunction(level, (...args) => this.log(level, args)),
+      )
+    }
+    define(context.global, 'console', console)
+    define(
+      context.global,
+      'refuse',
+      context.newFunction('refuse', (message, code) => this.refuse(message, code)),
+    )
+  }
+
+  private fromJson(json: string): VmCallResult<QuickJSHandle> {
+    return this.context
+      .newString(json)
+      .consume((text) => this.context.callFunction(this.parse, this.context.undefined, text))
+  }
+
+  /** The guest value as JSON text (undefined for `undefined` and functions), or the guest's error. */
+  private toJson(handle: QuickJSHandle): { json: string | undefined } | { error: QuickJSHandle } {
+    const result = this.context.callFunction(this.stringify, this.context.undefined, handle)
+    if (result.error) return { error: result.error }
+    return { json: result.value.consume((text) => this.text(text)) }
   }
 
   private text(handle: QuickJSHandle | undefined): string | undefined {
     return handle && this.context.typeof(handle) === 'string' ? this.context.getString(handle) : undefined
   }
 
-  private rest(endpoint = '', method = 'GET', headers = '{}', body: string | undefined): QuickJSHandle {
+  private present(handle: QuickJSHandle | undefined): handle is QuickJSHandle {
+    return handle !== undefined && this.context.typeof(handle) !== 'undefined'
+  }
+
+  /** `REST.call(endpoint, method = 'GET', headers = {}, body)`: a promise of the answer's body. */
+  private call(...args: (QuickJSHandle | undefined)[]): QuickJSHandle | VmCallResult<QuickJSHandle> {
+    const [endpointArg, methodArg, headersArg, bodyArg] = args
     if (this.fault) throw new Error('The run is over')
+    const endpoint = this.text(endpointArg)
+    const method = this.present(methodArg) ? this.text(methodArg) : 'GET'
+    if (endpoint === undefined || method === undefined) throw new TypeError('REST.call(endpoint, method): strings')
+    let headers = '{}'
+    if (this.present(headersArg)) {
+      const encoded = this.toJson(headersArg)
+      if ('error' in encoded) return { error: encoded.error }
+      headers = encoded.json ?? '{}'
+    }
+    let body: string | undefined
+    if (this.present(bodyArg)) {
+      const encoded = this.toJson(bodyArg)
+      if ('error' in encoded) return { error: encoded.error }
+      body = encoded.json
+    }
     this.restCalls++
     if (this.restCalls > this.limits.restCalls) {
       this.fault = failure('rest_calls', `The script made more than ${this.limits.restCalls} REST.call`)
@@ -183,48 +248,66 @@ class Run {
     return deferred.handle
   }
 
+  /** The host's answer to a REST.call: `REST.lastStatus` and `lastHeaders` are set as the promise resolves. */
   answer(call: number, answer: string | undefined, error: string | undefined) {
     const deferred = this.calls.get(call)
     if (!deferred) return
     this.calls.delete(call)
-    if (answer === undefined) this.context.newError(error ?? 'REST.call failed').consume((e) => deferred.reject(e))
-    else this.context.newString(answer).consume((s) => deferred.resolve(s))
+    const parsed = answer === undefined ? undefined : this.fromJson(answer)
+    if (parsed && !parsed.error) {
+      const { context } = this
+      const value = parsed.value
+      context.getProp(value, 'status').consume((status) => context.setProp(this.rest, 'lastStatus', status))
+      context.getProp(value, 'headers').consume((headers) => context.setProp(this.rest, 'lastHeaders', headers))
+      context.getProp(value, 'body').consume((body) => deferred.resolve(body))
+      value.dispose()
+    } else {
+      parsed?.error?.dispose()
+      this.context.newError(error ?? 'REST.call failed').consume((e) => deferred.reject(e))
+    }
     deferred.dispose()
     this.pump()
   }
 
-  private log(level: string | undefined, message = '') {
-    if (this.fault || this.truncated || !LOG_LEVELS.has(level as LogLine['level'])) return
+  private log(level: LogLine['level'], args: QuickJSHandle[]) {
+    if (this.fault || this.truncated) return
+    const strings = args.map((arg) => this.text(arg))
+    let message: string
+    if (strings.every((s) => s !== undefined)) {
+      message = strings.join(' ')
+    } else {
+      if (!this.inspect) {
+        const compiled = this.context.evalCode(INSPECT, 'inspect.js')
+        if (compiled.error) return { error: compiled.error }
+        this.inspect = this.hold(compiled.value)
+      }
+      const formatted = this.context.callFunction(this.inspect, this.context.undefined, ...args)
+      if (formatted.error) return { error: formatted.error }
+      message = formatted.value.consume((text) => this.text(text)) ?? ''
+    }
     const room = this.limits.outputBytes - this.logBytes
     const bytes = Buffer.byteLength(message)
     if (bytes <= room) {
       this.logBytes += bytes
-      this.logs.push({ level: level as LogLine['level'], message })
+      this.logs.push({ level, message })
       return
     }
     // Cut at the byte budget; a character split by the cut is dropped.
     const kept = Buffer.from(message)
-      .subarray(0, Math.max(0, room))
+      .subarray(0, room)
       .toString()
       .replace(/\uFFFD$/, '')
-    this.logs.push({
-      level: level as LogLine['level'],
-      message: `${kept}… [output truncated at ${this.limits.outputBytes} bytes]`,
-    })
+    this.logs.push({ level, message: `${kept}… [output truncated at ${this.limits.outputBytes} bytes]` })
     this.truncated = true
   }
 
-  private refuse(messageHandle: QuickJSHandle | undefined, codeHandle: QuickJSHandle | undefined) {
-    const message = this.text(messageHandle)
-    const code = codeHandle && this.context.typeof(codeHandle) !== 'undefined' ? this.text(codeHandle) : undefined
+  private refuse(messageArg: QuickJSHandle | undefined, codeArg: QuickJSHandle | undefined) {
+    const message = this.text(messageArg)
+    const code = this.present(codeArg) ? this.text(codeArg) : undefined
     if (message === undefined || message.length === 0 || message.length > 1000) {
       throw new TypeError('refuse(message, code?): message is a non-empty string of at most 1000 characters')
     }
-    if (
-      codeHandle &&
-      this.context.typeof(codeHandle) !== 'undefined' &&
-      (code === undefined || !REFUSAL_CODE.test(code))
-    ) {
+    if (this.present(codeArg) && (code === undefined || !REFUSAL_CODE.test(code))) {
       throw new TypeError('refuse(message, code?): code matches /^[a-z][a-z0-9_]{0,63}$/')
     }
     this.fault ??= { status: 'refused', message, ...(code === undefined ? {} : { code }) }
@@ -232,12 +315,22 @@ class Run {
     throw new Error('The script refused')
   }
 
-  private done(json: string | undefined) {
-    if (this.fault || this.settled) return
-    if (json !== undefined && Buffer.byteLength(json) > this.limits.outputBytes) {
+  /** The run's promise settled: its value as JSON, or its error. */
+  private conclude() {
+    if (!this.promise || this.fault || this.settled) return
+    const state = this.context.getPromiseState(this.promise)
+    if (state.type === 'pending') return
+    if (state.type === 'rejected') return this.failWith(state.error)
+    const encoded = this.segment(() => this.toJson(state.value))
+    state.value.dispose()
+    if ('error' in encoded) {
+      const [message] = this.describe(encoded.error)
+      return this.fail(`The result is not JSON: ${message}`, '')
+    }
+    if (encoded.json !== undefined && Buffer.byteLength(encoded.json) > this.limits.outputBytes) {
       this.settled = failure('output', `The result is larger than ${this.limits.outputBytes} bytes of JSON`)
     } else {
-      this.settled = { status: 'ok', result: json }
+      this.settled = { status: 'ok', result: encoded.json }
     }
   }
 
@@ -251,17 +344,20 @@ class Run {
     this.settled = failure('exception', line === undefined ? message : `${message} (line ${line})`)
   }
 
-  /** An error that escaped to the host (a syntax error, a failing preamble): decided like a rejection; disposed. */
-  private failWith(error: QuickJSHandle): undefined {
-    const value: unknown = this.context.dump(error)
+  /** An error's message and stack; reading them may run guest code (getters), so it counts as guest time. Disposes. */
+  private describe(error: QuickJSHandle): [string, string] {
+    const value: unknown = this.segment(() => this.context.dump(error))
     error.dispose()
     if (value && typeof value === 'object' && 'message' in value) {
       const { name, message, stack } = value as { name?: unknown; message?: unknown; stack?: unknown }
-      this.fail(`${String(name ?? 'Error')}: ${String(message)}`, String(stack ?? ''))
-    } else {
-      this.fail(`Uncaught ${JSON.stringify(value) ?? String(value)}`, '')
+      return [`${String(name ?? 'Error')}: ${String(message)}`, String(stack ?? '')]
     }
-    return undefined
+    return [`Uncaught ${typeof value === 'string' ? `'${value}'` : (JSON.stringify(value) ?? String(value))}`, '']
+  }
+
+  private failWith(error: QuickJSHandle) {
+    const [message, stack] = this.describe(error)
+    this.fail(message, stack)
   }
 
   /** Runs the guest's pending jobs, then ends the run if it is decided or can no longer progress. */
@@ -271,6 +367,7 @@ class Run {
         const jobs = this.runtime.executePendingJobs()
         if (jobs.error) jobs.error.dispose()
       })
+      this.conclude()
     }
     if (this.fault || this.settled) return this.finish()
     if (this.calls.size === 0 && !this.runtime.hasPendingJob()) {
@@ -279,13 +376,14 @@ class Run {
     }
   }
 
-  private finish() {
+  finish() {
     if (!runs.delete(this.id)) return
     clearTimeout(this.timer)
     const outcome = this.fault ?? this.settled ?? failure('crash', 'The run ended without an outcome')
     for (const deferred of this.calls.values()) deferred.dispose()
     this.calls.clear()
     try {
+      for (const handle of this.held) handle.dispose()
       this.context.dispose()
       this.runtime.dispose()
     } catch {
@@ -302,11 +400,11 @@ const runs = new Map<number, Run>()
 
 const report = (run: Run, outcome: WorkerOutcome) =>
   send({
-    durationMs: performance.now() - run.started,
     type: 'done',
     id: run.id,
     outcome,
     logs: run.logs,
+    durationMs: performance.now() - run.started,
     cpuMs: run.cpuMs,
     restCalls: Math.min(run.restCalls, run.limits.restCalls),
     wasmBytes: wasmBytes(),
@@ -314,7 +412,6 @@ const report = (run: Run, outcome: WorkerOutcome) =>
 
 const compile = (source: string): CompileResult => {
   const runtime = quickjs.newRuntime()
-  runtime.setMemoryLimit(16 * 1024 * 1024)
   runtime.setMaxStackSize(MAX_STACK_BYTES)
   const context = runtime.newContext()
   try {
@@ -323,19 +420,12 @@ const compile = (source: string): CompileResult => {
       compiled.value.dispose()
       return { ok: true }
     }
-    const error = context.dump(compiled.error) as {
-      name?: unknown
-      message?: unknown
-      lineNumber?: unknown
-      stack?: unknown
-    }
+    const error = context.dump(compiled.error) as { name?: unknown; message?: unknown; lineNumber?: unknown }
     compiled.error.dispose()
-    const line = typeof error.lineNumber === 'number' ? error.lineNumber : lineOf(String(error.stack ?? ''))
-    return {
-      ok: false,
-      message: `${String(error.name)}: ${String(error.message)}`,
-      ...(line === undefined ? {} : { line }),
-    }
+    const message = `${String(error.name)}: ${String(error.message)}`
+    return typeof error.lineNumber === 'number'
+      ? { ok: false, message, line: error.lineNumber }
+      : { ok: false, message }
   } finally {
     context.dispose()
     runtime.dispose()
