@@ -326,6 +326,15 @@ t.test('limits', async (t) => {
     t.equal(stats.workers, 1)
     t.ok(stats.wasmBytes < 64 * 1024 * 1024, `wasm memory ${stats.wasmBytes} bytes after 100 runs of 1 MiB`)
   })
+
+  t.test('closing the engine ends the runs in flight as crashes and refuses new ones', async (t) => {
+    const held = heldRest()
+    const running = busy.run({ source: `await REST.call('api/v2/x')`, tenant: 'a', globals: {}, rest: held.rest })
+    await held.until(1)
+    await busy.close()
+    t.same(failure(await running), { kind: 'crash', message: 'The script engine closed' })
+    await t.rejects(busy.run({ source: 'return 1', tenant: 'a', globals: {}, rest: ok() }), /closed/)
+  })
 })
 
 t.test('compile', async (t) => {
