@@ -168,7 +168,9 @@ export class ScriptEngine {
   async compile(source: string): Promise<CompileResult> {
     if (this.closed) throw new Error('The script engine is closed')
     if (Buffer.byteLength(source) > MAX_SOURCE_BYTES) return { ok: false, message: 'The source is larger than 64 KiB' }
-    const worker = this.pick() ?? this.spawn()
+    // Compiling is short: when every worker is full, the least busy one takes it rather than a worker past the count.
+    const least = () => this.workers.reduce((a, b) => (b.flights.size < a.flights.size ? b : a))
+    const worker = this.pick() ?? (this.workers.length < this.workerCount ? this.spawn() : least())
     const id = this.nextId++
     return new Promise((resolve) => {
       worker.compiles.set(id, resolve)
@@ -321,7 +323,8 @@ export class ScriptEngine {
           restCalls: message.restCalls,
         })
         worker.wasmBytes = message.wasmBytes
-        if (message.wasmBytes > 4 * this.limits.memoryBytes) worker.retiring = true
+        const memoryBytes = Math.max(this.limits.memoryBytes, flight.job.limits.memoryBytes)
+        if (message.wasmBytes > 4 * memoryBytes) worker.retiring = true
         break
       }
     }
