@@ -174,8 +174,26 @@ async function api(base, method, path, token, body, environment = 'default') {
     body: body ? JSON.stringify(body) : undefined,
   })
   const json = await res.json()
-  if (!res.ok) throw new Error(`${method} ${path}: ${res.status} ${JSON.stringify(json)}`)
+  if (!res.ok) {
+    const { status } = res
+    throw Object.assign(new Error(`${method} ${path}: ${status} ${JSON.stringify(json)}`), { status })
+  }
   return json
+}
+
+/**
+ * `api`, again after a pause while the server sheds load (503): a seed of a million documents on a busy machine
+ * can meet the overload guard, which asks the client to come back later.
+ */
+async function patiently(...args) {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await api(...args)
+    } catch (error) {
+      if (error.status !== 503 || attempt === 20) throw error
+      await new Promise((resolve) => setTimeout(resolve, 1000))
+    }
+  }
 }
 
 function progress(label, done, total) {
@@ -210,11 +228,11 @@ async function seed(base, token, definition, total, make, environment = 'default
       const to = Math.min(total, from + step)
       next = to
       if (single) {
-        ids[from] = (await api(base, 'POST', `${core}/new`, token, make(from), environment)).data._id
+        ids[from] = (await patiently(base, 'POST', `${core}/new`, token, make(from), environment)).data._id
       } else {
         const operations = []
         for (let i = from; i < to; i++) operations.push({ op: 'create', body: make(i) })
-        const { data } = await api(base, 'POST', `${core}/bulk`, token, { operations }, environment)
+        const { data } = await patiently(base, 'POST', `${core}/bulk`, token, { operations }, environment)
         data.forEach((result, offset) => (ids[from + offset] = result._id))
       }
       const before = done

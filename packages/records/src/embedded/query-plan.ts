@@ -560,21 +560,36 @@ export function* findSteps(
       }
       return { values, row }
     }
-    const seen = plan.dedupe ? new Set<string>() : undefined
-    for (const entry of entries(engine, plan.index, { start: low, end: high }, pacer)) {
-      if (entry === PAUSE) {
-        yield PAUSE
-        continue
+    // The range's candidates with their values, as read at this stamp: the whole range again costs no read.
+    const rangeKey = `${plan.index.id} ${JSON.stringify(plan.prefix)} ${sort.map(({ path }) => path).join(' ')}`
+    const kept = engine.sortValues.range(collectionId, stamp, rangeKey)
+    if (kept) {
+      for (const { id, values } of kept) if (!past || order(values, past) > 0) top.offer({ id, row: undefined }, values)
+    } else {
+      // Kept only when read in one go (one snapshot) with every candidate still there.
+      let whole: Array<{ id: string; values: SortValues }> | undefined = []
+      const seen = plan.dedupe ? new Set<string>() : undefined
+      for (const entry of entries(engine, plan.index, { start: low, end: high }, pacer)) {
+        if (entry === PAUSE) {
+          whole = undefined
+          yield PAUSE
+          continue
+        }
+        engine.stats.reads++
+        const { id } = entry
+        if (seen) {
+          if (seen.has(id)) continue
+          seen.add(id)
+        }
+        const found = candidate(id)
+        if (!found) {
+          whole = undefined
+          continue
+        }
+        whole?.push({ id, values: found.values })
+        if (!past || order(found.values, past) > 0) top.offer({ id, row: found.row }, found.values)
       }
-      engine.stats.reads++
-      const { id } = entry
-      if (seen) {
-        if (seen.has(id)) continue
-        seen.add(id)
-      }
-      const found = candidate(id)
-      if (!found || (past && order(found.values, past) <= 0)) continue
-      top.offer({ id, row: found.row }, found.values)
+      if (whole) engine.sortValues.keepRange(collectionId, stamp, rangeKey, whole)
     }
     const page: Row[] = []
     for (const { id, row } of top.sorted().slice(skip)) {
