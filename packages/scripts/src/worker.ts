@@ -28,7 +28,7 @@ const port = parentPort
 /** Deep recursion becomes a guest error long before the thread's own stack (4 MiB) is at risk. */
 const MAX_STACK_BYTES = 512 * 1024
 /** Guest CPU time between two measures of a run's heap, at least (a measure walks the heap: see `checkMemory`). */
-const MEMORY_CHECK_MS = 2
+const MEMORY_CHECK_MS = 1
 const REFUSAL_CODE = /^[a-z][a-z0-9_]{0,63}$/
 const LOG_LEVELS: LogLine['level'][] = ['log', 'info', 'warn', 'error']
 
