@@ -4,7 +4,7 @@ import { ApiError, call, q, raw, type Page } from '../api.js'
 import { Link } from '../router.js'
 import { ErrorText, Notice, messageOf, useAction } from '../ui.js'
 
-export const TRIGGERS = [
+const TRIGGERS = [
   'manual',
   'beforeCreate',
   'beforeUpdate',
