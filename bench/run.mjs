@@ -372,8 +372,9 @@ async function documentsScenarios(total, full) {
   }
   // Seeding is a bulk import; the scenarios measure a server started on the loaded store, as after a deploy
   // (the import's garbage and the pages it touched would otherwise count in every scenario's memory).
+  const seedMemory = { rssMb: peakRss(seeder.child.pid), anonMb: anonRss(seeder.child.pid) }
   await stop(seeder)
-  disk.push({ scale: total, mb: diskUsage(join(dataDir, 'records')) / 2 ** 20 })
+  disk.push({ scale: total, mb: diskUsage(join(dataDir, 'records')) / 2 ** 20, seedMemory })
   const quire = await start(join(ROOT, 'apps/gateway/dist/server.js'), env)
   const core = '/api/v2/document-definitions/bench/documents'
   const sample = pick(ids, 5000)
@@ -556,6 +557,9 @@ function report() {
     console.log(`| ${name} | ${cells.join(' | ')} | ${(last.ratio / first.ratio).toFixed(2)} |`)
   }
   console.log(`| store on disk (records), MB | ${disk.map((d) => `${d.mb.toFixed(0)} | | |`).join(' | ')} | |`)
+  console.log(
+    `| the seeding server (bulk import), peak RSS / anon MB at its end | ${disk.map((d) => ` | | ${d.seedMemory.rssMb.toFixed(0)} | ${d.seedMemory.anonMb.toFixed(0)}`).join(' | ')} | |`,
+  )
 }
 
 main().then(
