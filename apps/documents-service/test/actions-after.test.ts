@@ -226,3 +226,38 @@ t.test('an action that writes its own document stops at the depth bound', async 
   t.same(runs.map((run) => run.logs[0]?.message).sort(), ['200 ', '200 ', '409 action_depth_exceeded'])
   t.equal((await getDocument(server, as.admin, 'counters', counter._id)).n, 2, 'the third write was refused')
 })
+
+t.test('runs past their retention are swept (at start, then hourly)', async (t) => {
+  const first = await build(t)
+  const runs = DOCUMENTS_COLLECTIONS.actionRuns.in(first.resources.store)
+  const run = {
+    environmentId: 'env_a',
+    definitionId: 'd1',
+    documentId: 'x',
+    action: 'a',
+    trigger: 'manual' as const,
+    status: 'succeeded' as const,
+    logs: [],
+    durationMs: 1,
+    attempt: 1,
+    userId: 'u',
+    createdOn: new Date(Date.now() - 8 * 86_400_000).toISOString(),
+  }
+  await runs.insertOne({
+    ...run,
+    _id: '000000000000000000000001',
+    expiresOn: new Date(Date.now() - 1000).toISOString(),
+  })
+  await runs.insertOne({
+    ...run,
+    _id: '000000000000000000000002',
+    expiresOn: new Date(Date.now() + 60_000).toISOString(),
+  })
+  await first.server.close()
+  await build(t, { resources: first.resources })
+  await eventually(async () => (await runs.count({})) === 1, 'the expired run is swept')
+  t.same(
+    (await runs.find({})).map((each) => each._id),
+    ['000000000000000000000002'],
+  )
+})
