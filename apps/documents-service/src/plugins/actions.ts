@@ -92,6 +92,9 @@ const MAX_WAITING_PER_DEFINITION = 10_000
 /** A definition's waiting count is read again this often; writes in between count themselves. */
 const WAITING_COUNT_TTL_MS = 1000
 const SWEEP_INTERVAL_MS = 60 * 60 * 1000
+/** Manual and before-write run records wait this long, or until this many, to be written together. */
+const RECORD_DELAY_MS = 50
+const RECORD_BATCH = 200
 const DAY_MS = 24 * 60 * 60 * 1000
 /** Headers a script may not set: its identity is the delegation's, and proxies' headers are not its to forge. */
 const HOST_HEADERS = /^(authorization|host|content-length|x-quire-.*|x-forwarded-.*|forwarded|x-real-ip)$/
@@ -151,7 +154,12 @@ function actions(
   const jobs = DOCUMENTS_COLLECTIONS.actionJobs.in(store)
   const definitions = DOCUMENTS_COLLECTIONS.definitions.in(store)
 
-  /** Run records written without holding up the answer (manual and before-write runs); awaited on close. */
+  /**
+   * Run records of manual and before-write runs, written without holding up the answer: gathered for a moment and
+   * written in one transaction (one commit for many runs, instead of one each).
+   */
+  const unrecorded: ActionRunRecord[] = []
+  let recordTimer: NodeJS.Timeout | undefined
   const recording = new Set<Promise<void>>()
   const waiting = new Map<string, { count: number; readAt: number }>()
   const running = new Map<string, number>()
@@ -279,16 +287,33 @@ function actions(
     return record
   }
 
-  /** Stores a run record without making the answer wait for it. */
+  /** Stores a run record soon, without making the answer wait for it. */
   function record(run: ActionRunRecord): void {
-    const write = runs
-      .insertOne(run)
-      .then(
-        () => undefined,
-        (error: unknown) => log.error({ err: error, runId: run._id }, 'action run not recorded'),
-      )
+    unrecorded.push(run)
+    if (unrecorded.length >= RECORD_BATCH) writeRecords()
+    else recordTimer ??= setTimeout(writeRecords, RECORD_DELAY_MS).unref()
+  }
+
+  /** Writes the gathered run records; `recording` holds the write until it is done (the runs list awaits it). */
+  function writeRecords(): void {
+    clearTimeout(recordTimer)
+    recordTimer = undefined
+    const batch = unrecorded.splice(0)
+    if (batch.length === 0) return
+    const write = store
+      .transaction(async (tx) => {
+        const into = DOCUMENTS_COLLECTIONS.actionRuns.in(tx)
+        for (const run of batch) await into.insertOne(run)
+      })
+      .catch((error: unknown) => log.error({ err: error, runs: batch.length }, 'action runs not recorded'))
       .finally(() => recording.delete(write))
     recording.add(write)
+  }
+
+  /** Resolves once every run recorded so far is written. */
+  async function recorded(): Promise<void> {
+    writeRecords()
+    await Promise.all(recording)
   }
 
   async function waitingJobs(definitionId: string): Promise<number> {
@@ -503,7 +528,7 @@ function actions(
 
     async runs(definition, { action, documentId, status, limit, after }) {
       // This process's own runs are readable as soon as their call answered.
-      await Promise.all(recording)
+      await recorded()
       const filter: Filter = { environmentId: definition._environmentId, definitionId: definition._id }
       if (action !== undefined) filter.action = action
       if (documentId !== undefined) filter.documentId = documentId
@@ -549,7 +574,7 @@ function actions(
       clearInterval(poller)
       clearInterval(sweeper)
       await Promise.all(inFlight)
-      await Promise.all(recording)
+      await recorded()
       await engine.close()
     },
   }
