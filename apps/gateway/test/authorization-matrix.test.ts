@@ -61,6 +61,20 @@ async function freshDefinition(w: World): Promise<string> {
   return (created.data as { _id: string })._id
 }
 
+/** The world's definition declares a manual action `touch` (`return 1`), added once per world. */
+const manualActions = new WeakMap<World, Promise<unknown>>()
+async function manualAction(w: World): Promise<string> {
+  if (!manualActions.has(w)) {
+    const actions = [{ name: 'touch', triggers: ['manual'], source: 'return 1' }]
+    manualActions.set(
+      w,
+      w.setup({ method: 'PATCH', url: `/api/v2/document-definitions/${w.definition._id}`, payload: { actions } }, 200),
+    )
+  }
+  await manualActions.get(w)
+  return 'touch'
+}
+
 /** An environment nobody belongs to, for calls that change or remove one. */
 async function freshEnvironment(w: World): Promise<string> {
   const _id = unique('env')
@@ -212,6 +226,12 @@ const TABLE: Record<string, Row> = {
     request: async (w) => ({ url: `/api/v2/document-definitions/${await freshDefinition(w)}` }),
   },
 
+  'GET /api/v2/document-definitions/:ddId/action-runs': {
+    access: 'administrator',
+    ok: 200,
+    request: (w) => ({ url: `/api/v2/document-definitions/${w.definition._id}/action-runs` }),
+  },
+
   'GET /api/v2/document-definitions/:ddId/documents': { access: 'member', ok: 200, request: (w) => ({ url: docs(w) }) },
   'GET /api/v2/document-definitions/:ddId/documents/:id': {
     access: 'member',
@@ -250,6 +270,12 @@ const TABLE: Record<string, Row> = {
     access: 'member',
     ok: 200,
     request: async (w) => ({ url: `${docs(w)}/${await w.newDocument()}` }),
+  },
+
+  'POST /api/v2/document-definitions/:ddId/documents/:id/actions/:name': {
+    access: 'member',
+    ok: 200,
+    request: async (w) => ({ url: `${docs(w)}/${w.documentId}/actions/${await manualAction(w)}`, payload: {} }),
   },
 
   'POST /api/v2/document-definitions/:ddId/documents/:id/attachments': {
