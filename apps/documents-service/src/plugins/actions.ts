@@ -99,6 +99,10 @@ const DAY_MS = 24 * 60 * 60 * 1000
 /** Headers a script may not set: its identity is the delegation's, and proxies' headers are not its to forge. */
 const HOST_HEADERS = /^(authorization|host|content-length|x-quire-.*|x-forwarded-.*|forwarded|x-real-ip)$/
 
+const METHODS = new Set(['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'] as const)
+type Method = typeof METHODS extends Set<infer M> ? M : never
+const isMethod = (method: string): method is Method => METHODS.has(method as Method)
+
 const isoIn = (ms: number) => new Date(Date.now() + ms).toISOString()
 const newHash = () => newObjectId()
 
@@ -112,7 +116,6 @@ function runError(action: Action, outcome: Exclude<RunOutcome, { status: 'ok' }>
     const code = outcome.code === undefined ? '' : ` (${outcome.code})`
     return fail('action_refused', `Action "${action.name}" refused${code}: ${outcome.message}`, outcome.message)
   }
-  if (outcome.error.kind === 'busy') return busy()
   return fail(
     'action_failed',
     `Action "${action.name}" failed (${outcome.error.kind}): ${outcome.error.message} (run ${runId})`,
@@ -175,6 +178,8 @@ function actions(
     if (/^[A-Za-z][A-Za-z0-9+.-]*:|^\/\//.test(endpoint)) {
       throw new Error(`REST.call takes a path of this API (api/v2/...), not ${endpoint.slice(0, 100)}`)
     }
+    const method = request.method.toUpperCase()
+    if (!isMethod(method)) throw new Error(`REST.call method must be one of ${[...METHODS].join(', ')}`)
     const headers: Record<string, string> = {
       accept: 'application/json',
       'environment-id': delegation.headers['environment-id'],
@@ -190,7 +195,7 @@ function actions(
       headers['content-type'] ??= 'application/json'
     }
     const answer = await fastify.inject({
-      method: request.method.toUpperCase() as 'GET',
+      method,
       url: `/${endpoint.replace(/^\/+/, '')}`,
       headers,
       ...(payload === undefined ? {} : { payload }),
