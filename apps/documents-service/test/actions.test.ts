@@ -160,6 +160,11 @@ t.test(
       payload: [1, 2],
     })
     t.equal(notAnObject.statusCode, 400)
+    let nested: Record<string, unknown> = {}
+    for (let i = 0; i < 40; i++) nested = { inner: nested }
+    const tooDeep = await runAction(server, as.member, 'orders', document._id, 'describe', nested)
+    t.equal(tooDeep.statusCode, 400)
+    t.match(tooDeep.json().description, /nested deeper than 32 levels/)
     const tooLarge = await runAction(server, as.member, 'orders', document._id, 'describe', {
       text: 'x'.repeat(70_000),
     })

@@ -63,3 +63,13 @@ export function checkProposedFields(action: Action, fields: DocumentFields): voi
   const error = Value.Errors(DocumentBodySchema, fields).First()
   if (error) throw fail('validation_error', `action "${action.name}" result${error.path}: ${error.message}`)
 }
+
+/** How deep a manual call's body may nest: as a document's fields (the script parses it again). */
+const MAX_INPUT_DEPTH = 32
+
+/** 400 when a manual call's body nests deeper than a document may. */
+export function checkInputDepth(value: unknown, depth = 0): void {
+  if (value === null || typeof value !== 'object') return
+  if (depth > MAX_INPUT_DEPTH) throw fail('validation_error', `body is nested deeper than ${MAX_INPUT_DEPTH} levels`)
+  for (const inner of Object.values(value)) checkInputDepth(inner, depth + 1)
+}

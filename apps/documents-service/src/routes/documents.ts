@@ -23,7 +23,7 @@ import {
   Page,
 } from '@quire/contracts'
 import type { DocumentsConfig } from '../config.js'
-import { manualAction } from '../lib/actions.js'
+import { checkInputDepth, manualAction } from '../lib/actions.js'
 import { ifNoneMatchHits } from '../lib/if-match.js'
 import { parseListQuery } from '../lib/list-query.js'
 
@@ -180,6 +180,7 @@ export const documentRoutes: FastifyPluginAsyncTypebox<DocumentRoutesOptions> = 
       serializerCompiler: stringifyWhole,
     },
     async function runAction(request) {
+      checkInputDepth(request.body)
       const scope = request.scope
       const definition = await app.definitions.resolve(scope, request.params.ddId)
       const action = manualAction(definition, request.params.name)
