@@ -316,7 +316,15 @@ function documentsRepository(
     current: DocumentRecord,
     fields: DocumentFields,
   ): DocumentRecord {
-    const system = { ...current, _lastModifiedOn: new Date().toISOString(), _lastModifiedByUserId: scope.userId }
+    const system: SystemFields = {
+      _id: current._id,
+      _createdOn: current._createdOn,
+      _createdByUserId: current._createdByUserId,
+      _lastModifiedOn: new Date().toISOString(),
+      _lastModifiedByUserId: scope.userId,
+      _documentDefinitionId: current._documentDefinitionId,
+      _environmentId: current._environmentId,
+    }
     return build(scope, definition, system, groupsOf(current), fields)
   }
 
