@@ -544,7 +544,6 @@ export function* findSteps(
     const candidate = (id: string): { values: SortValues; row: Row | undefined } | undefined => {
       let row: Row | undefined
       const values: SortValues = []
-      // An indexed loop without destructuring: this runs once per candidate and sort field.
       for (let i = 0; i < sort.length; i++) {
         const known = cached[i]
         let value = known ? known.get(id) : sortKey(id)
