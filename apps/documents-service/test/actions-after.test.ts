@@ -5,9 +5,6 @@ import { DOCUMENTS_COLLECTIONS } from '../src/collections.js'
 import { build, createDefinition, createDocument, DEFINITIONS, documentsOf, getDocument } from './helper.js'
 import { actionRuns, eventually } from './actions-helper.js'
 
-// Each test starts an app and its script workers: on a busy 2-core machine a file takes longer than tap's default.
-t.setTimeout(180_000)
-
 /** An after-write action that records what it saw into the `log` definition, through REST.call, as its writer. */
 const LOGGER = [
   'const entry = await REST.call("api/v2/document-definitions/log/documents/new", "POST", {}, {',

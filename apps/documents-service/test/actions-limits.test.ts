@@ -4,9 +4,6 @@ import { documentsCollection } from '../src/collections.js'
 import { build, createDefinition, createDocument, ENV_A, getDocument, intercept } from './helper.js'
 import { actionRuns, runAction } from './actions-helper.js'
 
-// Each test starts an app and its script workers: on a busy 2-core machine a file takes longer than tap's default.
-t.setTimeout(180_000)
-
 t.test('a loop, a memory bomb and too many REST.calls fail the run (422) and the server goes on', async (t) => {
   const { server, as } = await build(t, { config: { QUIRE_SCRIPT_REST_CALLS: 3 } })
   await createDefinition(server, as.admin, {

@@ -12,9 +12,6 @@ import {
 } from './helper.js'
 import { actionRuns, runAction } from './actions-helper.js'
 
-// Each test starts an app and its script workers: on a busy 2-core machine a file takes longer than tap's default.
-t.setTimeout(180_000)
-
 t.test(
   'declaring actions: validated, compiled, sources for administrators only, copied with the definition',
   async (t) => {
