@@ -6,6 +6,14 @@ interface RangeCandidate {
   values: Array<number | string>
 }
 
+/**
+ * Longer string values are not kept: the capacity counts values, so it bounds memory only while each is small
+ * (100,000 values of 64 characters: about 20 MB). A sort on long strings reads them again each time.
+ */
+const MAX_KEPT_STRING = 64
+
+const tooLong = (value: number | string) => typeof value === 'string' && value.length > MAX_KEPT_STRING
+
 interface CollectionValues {
   /** The collection's write stamp the values were read at (see `Engine.size`). */
   stamp: number | undefined
@@ -55,7 +63,7 @@ export class SortValueCache {
 
   /** Keeps a value read into `values` (from `of`), unless those were dropped meanwhile or the cache is full. */
   note(collectionId: number, path: string, values: Map<string, SortValue>, id: string, value: SortValue): void {
-    if (this.#collections.get(collectionId)?.paths.get(path) !== values) return
+    if (this.#collections.get(collectionId)?.paths.get(path) !== values || tooLong(value[1])) return
     if (this.#size >= this.capacity) {
       this.clear()
       return
@@ -75,6 +83,7 @@ export class SortValueCache {
     const collection = this.#collections.get(collectionId)
     if (!collection || collection.stamp !== stamp || collection.ranges.has(key)) return
     if (this.#size + candidates.length > this.capacity) return
+    if (candidates.some((candidate) => candidate.values.some(tooLong))) return
     this.#size += candidates.length
     collection.ranges.set(key, candidates)
   }
