@@ -6,12 +6,20 @@
 import { availableParallelism } from 'node:os'
 import { performance } from 'node:perf_hooks'
 import { Worker } from 'node:worker_threads'
-import type { CompileResult, FromWorker, ToWorker, WorkerOutcome } from './protocol.js'
+import {
+  SEGMENT_RUN,
+  SEGMENT_SEQUENCE,
+  type CompileResult,
+  type FromWorker,
+  type ToWorker,
+  type WorkerData,
+  type WorkerOutcome,
+} from './protocol.js'
 
 export interface ScriptLimits {
   /** Guest CPU time of one run, ms (time spent waiting for REST.call answers does not count). Default 100. */
   cpuMs: number
-  /** QuickJS heap of one run, bytes. Default 16 MiB. */
+  /** Memory of one run beyond the engine's 16 MiB baseline, bytes (the bound of its WebAssembly memory). Default 16 MiB. */
   memoryBytes: number
   /** REST.call invocations per run. Default 25. */
   restCalls: number
@@ -84,6 +92,10 @@ const MAX_SOURCE_BYTES = 64 * 1024
 const RUNS_PER_WORKER = 8
 /** How long past `wallMs` a worker may stay silent about a run before it is deemed stuck and replaced. */
 const STUCK_GRACE_MS = 1000
+/** How often the watchdog looks at the workers' guest segments while runs are in flight. */
+const WATCHDOG_MS = 50
+/** How long past its CPU limit one guest segment may run without the worker stopping it (a loaded machine is slow). */
+const SEGMENT_GRACE_MS = 1000
 const IDENTIFIER = /^[A-Za-z_$][\w$]*$/
 const RESERVED_GLOBALS = new Set(['REST', 'console', 'refuse', 'globalThis'])
 // Under tap the sources run as TypeScript; built, the worker sits next to this file as worker.js.
@@ -108,6 +120,8 @@ interface Tenant {
 interface Flight {
   job: Job
   started: number
+  /** REST.call requests received: a run that made none had no effect and may start again elsewhere. */
+  restCalls: number
   /** Armed once the worker is ready (loading QuickJS is not the run's time). */
   stuck?: NodeJS.Timeout
 }
@@ -118,8 +132,10 @@ interface PoolWorker {
   compiles: Map<number, (result: CompileResult) => void>
   ready: boolean
   wasmBytes: number
-  /** Past the memory threshold: takes no new work and is terminated once idle. */
-  retiring: boolean
+  /** The worker's current guest segment, published by the worker (see SEGMENT_SEQUENCE). */
+  segment: Int32Array
+  /** The running segment the watchdog last saw, and when it first saw it. */
+  seen?: { sequence: number; since: number }
 }
 
 const noStats = () => ({ logs: [], durationMs: 0, cpuMs: 0, restCalls: 0 })
@@ -141,7 +157,7 @@ export interface EngineStats {
   workers: number
   running: number
   waiting: number
-  /** The largest WebAssembly memory a live worker reported (it never shrinks; workers past 4 × memoryBytes are recycled). */
+  /** The largest WebAssembly memory a live worker reported: its runs' QuickJS modules and its idle ones. */
   wasmBytes: number
 }
 
@@ -156,6 +172,7 @@ export class ScriptEngine {
   private readonly ready: Tenant[] = []
   private nextId = 0
   private closed = false
+  private watchdog: NodeJS.Timeout | undefined
 
   constructor(options: EngineOptions = {}) {
     this.workerCount = options.workers ?? Math.max(1, Math.min(4, availableParallelism() - 1))
@@ -247,7 +264,7 @@ export class ScriptEngine {
   private pick(): PoolWorker | undefined {
     let best: PoolWorker | undefined
     for (const worker of this.workers) {
-      if (worker.retiring || worker.flights.size >= RUNS_PER_WORKER) continue
+      if (worker.flights.size >= RUNS_PER_WORKER) continue
       if (!best || worker.flights.size < best.flights.size) best = worker
     }
     if (best && best.flights.size > 0 && this.workers.length < this.workerCount) return this.spawn()
@@ -255,14 +272,16 @@ export class ScriptEngine {
   }
 
   private spawn(): PoolWorker {
-    const thread = new Worker(WORKER_URL, { resourceLimits: { stackSizeMb: 4 } })
+    const segment = new SharedArrayBuffer(2 * Int32Array.BYTES_PER_ELEMENT)
+    const workerData: WorkerData = { memoryBytes: this.limits.memoryBytes, segment }
+    const thread = new Worker(WORKER_URL, { resourceLimits: { stackSizeMb: 4 }, workerData })
     const worker: PoolWorker = {
       thread,
       flights: new Map(),
       compiles: new Map(),
       ready: false,
       wasmBytes: 0,
-      retiring: false,
+      segment: new Int32Array(segment),
     }
     this.workers.push(worker)
     thread.on('message', (message: FromWorker) => this.receive(worker, message))
@@ -277,10 +296,51 @@ export class ScriptEngine {
   private start(worker: PoolWorker, job: Job) {
     const id = this.nextId++
     job.tenant.inFlight++
-    const flight: Flight = { job, started: performance.now() }
+    const flight: Flight = { job, started: performance.now(), restCalls: 0 }
     worker.flights.set(id, flight)
     if (worker.ready) this.watch(worker, flight)
+    this.watchdog ??= setInterval(() => this.inspect(), WATCHDOG_MS).unref()
     this.post(worker, { type: 'run', id, source: job.source, globals: job.globals, limits: job.limits })
+  }
+
+  /**
+   * QuickJS polls its interrupt handler only every 10 000 branches: a loop around a long native call (`fill`,
+   * `join`, `sort`...) may run for seconds between polls. A guest segment seen running past its run's CPU limit
+   * and a grace ends the worker: that run ends `cpu`, the others as `lost` says.
+   */
+  private inspect() {
+    const now = performance.now()
+    let flying = false
+    for (const worker of [...this.workers]) {
+      flying ||= worker.flights.size > 0
+      const sequence = Atomics.load(worker.segment, SEGMENT_SEQUENCE)
+      const id = Atomics.load(worker.segment, SEGMENT_RUN)
+      // Even: no guest code runs. Changed while reading: a new segment, seen at the next look.
+      if ((sequence & 1) === 0 || Atomics.load(worker.segment, SEGMENT_SEQUENCE) !== sequence) {
+        worker.seen = undefined
+        continue
+      }
+      if (worker.seen?.sequence !== sequence) {
+        worker.seen = { sequence, since: now }
+        continue
+      }
+      const flight = worker.flights.get(id)
+      const elapsed = now - worker.seen.since
+      if (!flight || elapsed <= flight.job.limits.cpuMs + SEGMENT_GRACE_MS) continue
+      this.settle(worker, id, flight, {
+        status: 'error',
+        error: { kind: 'cpu', message: `The script used more than ${flight.job.limits.cpuMs} ms of CPU time` },
+        logs: [],
+        durationMs: round(now - flight.started),
+        cpuMs: round(elapsed),
+        restCalls: Math.min(flight.restCalls, flight.job.limits.restCalls),
+      })
+      void this.terminate(worker, 'The script worker was stopped: another run overran its CPU limit', true)
+    }
+    if (!flying) {
+      clearInterval(this.watchdog)
+      this.watchdog = undefined
+    }
   }
 
   /** A worker enforces a run's wall limit itself; one silent well past it is stuck (a guest in native code). */
@@ -305,7 +365,9 @@ export class ScriptEngine {
         return
       case 'rest': {
         const flight = worker.flights.get(message.id)
-        if (flight) this.rest(worker, message, flight.job.rest)
+        if (!flight) return
+        flight.restCalls++
+        this.rest(worker, message, flight.job.rest)
         return
       }
       case 'compiled':
@@ -323,15 +385,10 @@ export class ScriptEngine {
           restCalls: message.restCalls,
         })
         worker.wasmBytes = message.wasmBytes
-        const memoryBytes = Math.max(this.limits.memoryBytes, flight.job.limits.memoryBytes)
-        if (message.wasmBytes > 4 * memoryBytes) worker.retiring = true
         break
       }
     }
-    if (worker.flights.size === 0 && worker.compiles.size === 0) {
-      worker.thread.unref()
-      if (worker.retiring) void this.terminate(worker, 'The script worker was recycled')
-    }
+    if (worker.flights.size === 0 && worker.compiles.size === 0) worker.thread.unref()
     this.dispatch()
   }
 
@@ -375,12 +432,20 @@ export class ScriptEngine {
     return { status: 'error', error: { kind: 'crash', message }, ...noStats() }
   }
 
-  /** A worker gone (died, stuck, recycled, closed): its runs end as crashes and the pool may start another. */
-  private lost(worker: PoolWorker, message: string) {
+  /**
+   * A worker gone (died, stuck, stopped by the watchdog, closed): its runs end as crashes and the pool may start
+   * another. When the watchdog stopped it (the culprit already settled), runs that made no REST.call yet had no
+   * effect (they were still waiting for the thread) and are queued again.
+   */
+  private lost(worker: PoolWorker, message: string, requeue = false) {
     const index = this.workers.indexOf(worker)
     if (index === -1) return
     this.workers.splice(index, 1)
     for (const [id, flight] of worker.flights) {
+      if (requeue && flight.restCalls === 0) {
+        this.requeue(worker, id, flight)
+        continue
+      }
       this.settle(worker, id, flight, {
         ...this.crash(message),
         durationMs: round(performance.now() - flight.started),
@@ -391,8 +456,18 @@ export class ScriptEngine {
     if (!this.closed) this.dispatch()
   }
 
-  private async terminate(worker: PoolWorker, message: string) {
-    this.lost(worker, message)
+  /** Puts a run back at the head of its tenant's queue. */
+  private requeue(worker: PoolWorker, id: number, flight: Flight) {
+    clearTimeout(flight.stuck)
+    worker.flights.delete(id)
+    const { tenant } = flight.job
+    tenant.inFlight--
+    if (tenant.queue.length === 0) this.ready.push(tenant)
+    tenant.queue.unshift(flight.job)
+  }
+
+  private async terminate(worker: PoolWorker, message: string, requeue = false) {
+    this.lost(worker, message, requeue)
     await worker.thread.terminate()
   }
 }

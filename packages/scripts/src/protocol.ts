@@ -2,6 +2,18 @@
 
 import type { LogLine, RunErrorKind, ScriptLimits } from './index.js'
 
+/** What a worker is started with: the engine's memory limit (its idle modules' bound) and the watchdog's buffer. */
+export interface WorkerData {
+  memoryBytes: number
+  /** An Int32Array's buffer: see SEGMENT_SEQUENCE and SEGMENT_RUN. */
+  segment: SharedArrayBuffer
+}
+
+/** Incremented as each guest segment starts and ends: odd while one runs. */
+export const SEGMENT_SEQUENCE = 0
+/** The run whose segment runs (written before the sequence becomes odd). */
+export const SEGMENT_RUN = 1
+
 export type CompileResult = { ok: true } | { ok: false; message: string; line?: number }
 
 export type ToWorker =
@@ -27,7 +39,7 @@ export type FromWorker =
       durationMs: number
       cpuMs: number
       restCalls: number
-      /** The worker's WebAssembly memory (it never shrinks): the engine recycles a worker past a threshold. */
+      /** The WebAssembly memory the worker holds (its runs' QuickJS modules and the idle ones), for stats. */
       wasmBytes: number
     }
   | { type: 'compiled'; id: number; result: CompileResult }

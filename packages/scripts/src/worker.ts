@@ -1,40 +1,121 @@
 /**
- * A worker thread of the engine: it runs guests in QuickJS (WebAssembly, one runtime and context per run) and
- * interleaves them: a run waiting for a REST.call answer holds no thread. Limits are enforced here and recorded
- * here, so what a guest catches does not change how its run ends.
+ * A worker thread of the engine: it runs guests in QuickJS (WebAssembly, one runtime and context per run, each run
+ * in a QuickJS module instance of its own whose memory is bounded by the run's memory limit) and interleaves them:
+ * a run waiting for a REST.call answer holds no thread. Limits are enforced here and recorded here, so what a guest
+ * catches does not change how its run ends.
  *
  * The guest's API (`REST`, `console`, `refuse`, the globals) is made of host functions: no preamble is parsed per
  * run. Values cross as JSON text through the guest's own `JSON.parse`/`JSON.stringify`, taken before user code runs
  * (a script that replaces them only fools itself), so the host never evaluates anything the guest built.
  */
 
-import { parentPort } from 'node:worker_threads'
+import { readFileSync } from 'node:fs'
+import { createRequire } from 'node:module'
+import { parentPort, workerData } from 'node:worker_threads'
 import { performance } from 'node:perf_hooks'
 import {
-  newQuickJSWASMModule,
+  newQuickJSWASMModuleFromVariant,
+  newVariant,
+  RELEASE_SYNC,
   type QuickJSContext,
   type QuickJSDeferredPromise,
   type QuickJSHandle,
   type QuickJSRuntime,
+  type QuickJSWASMModule,
   type VmCallResult,
 } from 'quickjs-emscripten'
 import type { LogLine, RunErrorKind, ScriptLimits } from './index.js'
 import { FILE_NAME, INSPECT, lineOf, wrap } from './guest.js'
-import type { CompileResult, FromWorker, ToWorker, WorkerOutcome } from './protocol.js'
+import {
+  SEGMENT_RUN,
+  SEGMENT_SEQUENCE,
+  type CompileResult,
+  type FromWorker,
+  type ToWorker,
+  type WorkerData,
+  type WorkerOutcome,
+} from './protocol.js'
+
+// The WebAssembly API this file uses (Node has it; its types come with TypeScript's DOM lib, not @types/node).
+declare global {
+  namespace WebAssembly {
+    interface Module {}
+    interface Memory {
+      readonly buffer: ArrayBuffer
+      grow(delta: number): number
+    }
+    const Memory: new (descriptor: { initial: number; maximum: number }) => Memory
+    function compile(bytes: Uint8Array): Promise<Module>
+  }
+}
 
 if (!parentPort) throw new Error('@quire/scripts: worker.js runs only as a worker thread')
 const port = parentPort
 
 /** Deep recursion becomes a guest error long before the thread's own stack (4 MiB) is at risk. */
 const MAX_STACK_BYTES = 512 * 1024
-/** Guest CPU time between two measures of a run's heap, at least (a measure walks the heap: see `checkMemory`). */
-const MEMORY_CHECK_MS = 1
+const PAGE_BYTES = 65536
+/** The build's own initial memory (16 MiB): QuickJS and its allocator before any guest allocates. */
+const BASE_PAGES = 256
+/** The largest memory a wasm32 build of QuickJS addresses here (its own default maximum, 2 GiB). */
+const MAX_PAGES = 32768
+/** Idle module instances of the engine's memory limit a worker keeps for the next runs. */
+const IDLE_MODULES = 2
 const REFUSAL_CODE = /^[a-z][a-z0-9_]{0,63}$/
 const LOG_LEVELS: LogLine['level'][] = ['log', 'info', 'warn', 'error']
 
-const quickjs = await newQuickJSWASMModule()
+const { memoryBytes: poolBytes, segment: shared } = workerData as WorkerData
+/** What the engine's watchdog reads: the current guest segment (odd sequence: one is running) and its run. */
+const watch = new Int32Array(shared)
+
+/** One QuickJS module instance with its own memory, which the allocator cannot grow past the run's bound. */
+interface Sandbox {
+  module: QuickJSWASMModule
+  memory: WebAssembly.Memory
+  memoryBytes: number
+  /** A growth of the memory was refused since the sandbox was taken: the run hit its memory limit. */
+  exhausted: boolean
+}
+
+// Compiled once per worker; instantiating a module from it takes a few ms.
+const wasm = await WebAssembly.compile(
+  readFileSync(createRequire(import.meta.url).resolve('@jitl/quickjs-wasmfile-release-sync/wasm')),
+)
+const idle: Sandbox[] = []
+
+const instantiate = async (memoryBytes: number): Promise<Sandbox> => {
+  const maximum = Math.min(MAX_PAGES, BASE_PAGES + Math.ceil(memoryBytes / PAGE_BYTES))
+  const memory = new WebAssembly.Memory({ initial: BASE_PAGES, maximum })
+  const variant = newVariant(RELEASE_SYNC, { wasmModule: wasm, wasmMemory: memory })
+  const sandbox = { module: await newQuickJSWASMModuleFromVariant(variant), memory, memoryBytes, exhausted: false }
+  // Emscripten grows the heap through this object's `grow` (emscripten_resize_heap), which throws past the
+  // maximum. Seeing that refusal tells a run hit its bound even when the guest catches the 'out of memory' error.
+  const grow = memory.grow.bind(memory)
+  memory.grow = (delta: number) => {
+    try {
+      return grow(delta)
+    } catch (error) {
+      sandbox.exhausted = true
+      throw error
+    }
+  }
+  return sandbox
+}
+
+/** A module whose memory is bounded by `memoryBytes`: an idle one of the engine's limit when there is one. */
+const acquire = async (memoryBytes: number): Promise<Sandbox> => {
+  const sandbox = (memoryBytes === poolBytes ? idle.pop() : undefined) ?? (await instantiate(memoryBytes))
+  sandbox.exhausted = false
+  return sandbox
+}
+
+/** Its memory never exceeds its maximum and each run disposes its runtime, so a module is safe to reuse. */
+const release = (sandbox: Sandbox) => {
+  if (sandbox.memoryBytes === poolBytes && idle.length < IDLE_MODULES) idle.push(sandbox)
+}
+
+idle.push(await instantiate(poolBytes))
 const send = (message: FromWorker) => port.postMessage(message)
-const wasmBytes = () => quickjs.getWasmMemory().buffer.byteLength
 
 const failure = (kind: RunErrorKind, message: string) => ({ status: 'error', error: { kind, message } }) as const
 
@@ -56,10 +137,6 @@ class Run {
   readonly started = performance.now()
   private readonly deadline: number
   private readonly timer: NodeJS.Timeout
-  /** The guest CPU time at which the heap is measured next. */
-  private nextMemoryCheck = MEMORY_CHECK_MS
-  /** The worker's WebAssembly memory when the heap was last measured: growth past it calls for a measure. */
-  private wasmMark = wasmBytes()
   /** Handles the run keeps: the guest's JSON functions, `REST`, the formatter once compiled, the run's promise. */
   private readonly held: QuickJSHandle[] = []
   private readonly parse: QuickJSHandle
@@ -71,11 +148,10 @@ class Run {
   constructor(
     readonly id: number,
     readonly limits: ScriptLimits,
+    readonly sandbox: Sandbox,
   ) {
     this.deadline = this.started + limits.wallMs
-    this.runtime = quickjs.newRuntime()
-    // Set as asked, though in this build it bounds the number of allocations rather than bytes: see checkMemory.
-    this.runtime.setMemoryLimit(limits.memoryBytes)
+    this.runtime = sandbox.module.newRuntime()
     this.runtime.setMaxStackSize(MAX_STACK_BYTES)
     this.runtime.setInterruptHandler(() => this.shouldInterrupt())
     this.context = this.runtime.newContext()
@@ -105,45 +181,34 @@ class Run {
       this.fault = failure('cpu', `The script used more than ${this.limits.cpuMs} ms of CPU time`)
     } else if (now > this.deadline) {
       this.fault = failure('wall', `The run took longer than ${this.limits.wallMs} ms`)
-    } else if (cpu >= this.nextMemoryCheck || wasmBytes() > this.wasmMark) {
-      this.checkMemory(cpu)
+    } else if (this.sandbox.exhausted) {
+      this.fault = this.memoryFault()
     }
     return this.fault !== undefined
-  }
-
-  /**
-   * QuickJS's own limit counts allocations, not bytes, in this WebAssembly build (it cannot see an allocation's
-   * size), so a heap of large strings passes it. The heap is measured instead (JS_ComputeMemoryUsage walks it)
-   * whenever the worker's memory grew and every few ms of guest CPU time, the interval stretched so that measuring
-   * costs at most a fifth of the run.
-   */
-  private checkMemory(cpu: number) {
-    const started = performance.now()
-    const usage = this.runtime.computeMemoryUsage()
-    const used = this.context.getProp(usage, 'memory_used_size').consume((size) => this.context.getNumber(size))
-    usage.dispose()
-    this.wasmMark = wasmBytes()
-    this.nextMemoryCheck = cpu + Math.max(MEMORY_CHECK_MS, 4 * (performance.now() - started))
-    if (used > this.limits.memoryBytes) this.fault ??= this.memoryFault()
   }
 
   private memoryFault() {
     return failure('memory', `The script used more than ${this.limits.memoryBytes} bytes of memory`)
   }
 
-  /** Runs guest code, counting its CPU time. */
+  /**
+   * Runs guest code, counting its CPU time. The segment is published to the engine's watchdog: QuickJS polls the
+   * interrupt handler only every 10 000 branches, so a loop around a long native call (`fill`, `join`, `sort`...)
+   * may not poll for seconds, and the engine then ends the worker.
+   */
   private segment<T>(work: () => T): T {
     if (this.segmentStart !== 0) return work()
+    Atomics.store(watch, SEGMENT_RUN, this.id)
+    Atomics.add(watch, SEGMENT_SEQUENCE, 1)
     this.segmentStart = performance.now()
     try {
       return work()
     } finally {
+      Atomics.add(watch, SEGMENT_SEQUENCE, 1)
       this.cpuMs += performance.now() - this.segmentStart
       this.segmentStart = 0
-      // A large allocation in a short segment meets no interrupt check: measure when memory grew or time passed.
-      if (!this.fault && (this.cpuMs >= this.nextMemoryCheck || wasmBytes() > this.wasmMark)) {
-        this.checkMemory(this.cpuMs)
-      }
+      // A short segment meets no interrupt check: a refused growth is seen here.
+      if (this.sandbox.exhausted) this.fault ??= this.memoryFault()
     }
   }
 
@@ -379,18 +444,18 @@ class Run {
   finish() {
     if (!runs.delete(this.id)) return
     clearTimeout(this.timer)
-    const outcome = this.fault ?? this.settled ?? failure('crash', 'The run ended without an outcome')
+    // Host calls outside segments (JSON of a REST answer) allocate too: a refused growth decides the outcome.
+    const exhausted = this.sandbox.exhausted ? this.memoryFault() : undefined
+    const outcome = this.fault ?? exhausted ?? this.settled ?? failure('crash', 'The run ended without an outcome')
     for (const deferred of this.calls.values()) deferred.dispose()
     this.calls.clear()
     try {
       for (const handle of this.held) handle.dispose()
       this.context.dispose()
       this.runtime.dispose()
+      release(this.sandbox)
     } catch {
-      // A runtime that cannot be freed may leave the WebAssembly instance inconsistent: report this run and let
-      // the engine replace the worker (its other runs end as crashes).
-      report(this, outcome)
-      process.exit(1)
+      // A runtime that cannot be freed may leave its module inconsistent: the module is dropped, not reused.
     }
     report(this, outcome)
   }
@@ -410,8 +475,17 @@ const report = (run: Run, outcome: WorkerOutcome) =>
     wasmBytes: wasmBytes(),
   })
 
-const compile = (source: string): CompileResult => {
-  const runtime = quickjs.newRuntime()
+/** The WebAssembly memory the worker holds: its runs' modules and the idle ones. */
+const wasmBytes = () => {
+  let bytes = 0
+  for (const sandbox of idle) bytes += sandbox.memory.buffer.byteLength
+  for (const run of runs.values()) bytes += run.sandbox.memory.buffer.byteLength
+  return bytes
+}
+
+const compile = async (source: string): Promise<CompileResult> => {
+  const sandbox = await acquire(poolBytes)
+  const runtime = sandbox.module.newRuntime()
   runtime.setMaxStackSize(MAX_STACK_BYTES)
   const context = runtime.newContext()
   try {
@@ -429,24 +503,48 @@ const compile = (source: string): CompileResult => {
   } finally {
     context.dispose()
     runtime.dispose()
+    release(sandbox)
   }
+}
+
+const start = async (message: Extract<ToWorker, { type: 'run' }>) => {
+  let sandbox: Sandbox
+  try {
+    sandbox = await acquire(message.limits.memoryBytes)
+  } catch (error) {
+    const text = `No QuickJS module for the run: ${error instanceof Error ? error.message : String(error)}`
+    send({
+      type: 'done',
+      id: message.id,
+      outcome: failure('crash', text),
+      logs: [],
+      durationMs: 0,
+      cpuMs: 0,
+      restCalls: 0,
+      wasmBytes: wasmBytes(),
+    })
+    return
+  }
+  const run = new Run(message.id, message.limits, sandbox)
+  runs.set(message.id, run)
+  run.start(message.source, message.globals)
 }
 
 send({ type: 'ready' })
 
 port.on('message', (message: ToWorker) => {
   switch (message.type) {
-    case 'run': {
-      const run = new Run(message.id, message.limits)
-      runs.set(message.id, run)
-      run.start(message.source, message.globals)
+    case 'run':
+      void start(message)
       break
-    }
     case 'rest':
       runs.get(message.id)?.answer(message.call, message.answer, message.error)
       break
     case 'compile':
-      send({ type: 'compiled', id: message.id, result: compile(message.source) })
+      void compile(message.source).then(
+        (result) => send({ type: 'compiled', id: message.id, result }),
+        (error: unknown) => send({ type: 'compiled', id: message.id, result: { ok: false, message: String(error) } }),
+      )
       break
   }
 })
