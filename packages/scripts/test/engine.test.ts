@@ -249,6 +249,34 @@ t.test('limits', async (t) => {
     t.same(failure(once), memory, 'one large allocation')
   })
 
+  t.test("large native allocations meet the bound of the run's WebAssembly memory", async (t) => {
+    const bomb = 'const a = []; for (;;) a.push(new Array(1 << 20).fill())'
+    const memory = { kind: 'memory', message: `The script used more than ${16 * 1024 * 1024} bytes of memory` }
+    t.same(failure(await run(bomb)), memory, 'an endless bomb')
+    const finite = 'let a = []; for (let i = 0; i < 100; i++) a.push(new Array(1 << 20).fill(0)); return a.length'
+    t.same(failure(await run(finite)), memory, '800 MB in a hundred steps')
+    t.same(failure(await run(`try { ${bomb} } catch {} return 1`)), memory, 'even when caught')
+    t.same(result(await run('return 1')), 1, 'the next run is served')
+    // Each worker holds at most its runs' modules and two idle ones, each bounded by 16 MiB + memoryBytes.
+    const { wasmBytes } = engine.stats()
+    t.ok(wasmBytes <= 4 * 32 * 1024 * 1024, `wasm memory ${wasmBytes} bytes`)
+  })
+
+  t.test('a loop around long native calls is stopped by the watchdog', async (t) => {
+    const watched = new ScriptEngine({ workers: 1 })
+    t.teardown(() => watched.close())
+    const held = heldRest()
+    const waiting = watched.run({ source: `return await REST.call('x')`, tenant: 'a', globals: {}, rest: held.rest })
+    await held.until(1)
+    // Garbage every round (no memory fault) and a native call long enough that QuickJS does not poll in time.
+    const loop = watched.run({ source: 'for (;;) new Array(1 << 19).fill(1)', tenant: 'a', globals: {}, rest: ok() })
+    const other = watched.run({ source: 'return 2', tenant: 'b', globals: {}, rest: ok() })
+    t.same(failure(await loop), { kind: 'cpu', message: 'The script used more than 100 ms of CPU time' })
+    t.same(result(await other), 2, 'a run that made no REST.call yet is queued again')
+    t.match(failure(await waiting), { kind: 'crash' }, 'a run that made a REST.call ends')
+    t.same(result(await watched.run({ source: 'return 3', tenant: 'a', globals: {}, rest: ok() })), 3)
+  })
+
   t.test('deep recursion is an exception, not a crash', async (t) => {
     t.match(failure(await run('const f = (n) => f(n + 1) + 1; return f(0)')), { kind: 'exception', message: /stack/ })
     t.same(result(await run('const f = (n) => f(n + 1) + 1; try { f(0) } catch { return "caught" }')), 'caught')
