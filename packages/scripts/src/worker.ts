@@ -78,9 +78,8 @@ interface Sandbox {
 }
 
 // Compiled once per worker; instantiating a module from it takes a few ms.
-const wasm = await WebAssembly.compile(
-  readFileSync(createRequire(import.meta.url).resolve('@jitl/quickjs-wasmfile-release-sync/wasm')),
-)
+const require = createRequire(import.meta.url)
+const wasm = await WebAssembly.compile(readFileSync(require.resolve('@jitl/quickjs-wasmfile-release-sync/wasm')))
 const idle: Sandbox[] = []
 
 const instantiate = async (memoryBytes: number): Promise<Sandbox> => {
