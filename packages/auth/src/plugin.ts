@@ -297,34 +297,19 @@ async function auth(app: FastifyInstance, options: AuthOptions) {
     }
     const superAdministrator = access.superAdministrator
     const entry = access.environments[environmentId]
-    let scope: Scope
+    let role: Pick<Scope, 'administrator' | 'groups'>
     if (superAdministrator) {
       if ((await identity.environmentState(environmentId)) === null) {
         throw fail('forbidden', `Environment ${environmentId} does not exist`, 'This environment does not exist')
       }
-      scope = {
-        userId,
-        via,
-        superAdministrator,
-        actionDepth,
-        environmentId,
-        administrator: true,
-        groups: entry?.groups ?? [],
-      }
+      role = { administrator: true, groups: entry?.groups ?? [] }
     } else if (entry?.active === true && (await identity.environmentState(environmentId)) === 'active') {
       // A deactivated environment is open to super-administrators only.
-      scope = {
-        userId,
-        via,
-        superAdministrator,
-        actionDepth,
-        environmentId,
-        administrator: entry.administrator,
-        groups: entry.groups,
-      }
+      role = { administrator: entry.administrator, groups: entry.groups }
     } else {
       throw fail('forbidden', `No access to environment ${environmentId}`, 'You do not have access to this environment')
     }
+    const scope: Scope = { userId, via, superAdministrator, actionDepth, environmentId, ...role }
     request[CALLER] = scope
     request[SCOPE] = scope
   }
