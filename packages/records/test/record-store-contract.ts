@@ -673,6 +673,44 @@ export function recordStoreContract(t: Test, target: ContractTarget): void {
     t.equal((await c.findOne({ _id: first }))?.n, 1, 'the failed transaction left nothing behind')
   })
 
+  t.test('a transaction reads its own writes, by `_id` and through any other filter', async (t) => {
+    const { collection: c, items } = await seed(6, (i) => ({ n: i % 3, group: `g${i % 2}`, _hash: `h${i}` }))
+    const [changed, deleted] = items as [Item, Item]
+    const added: Item = { _id: newObjectId(), n: 7, group: 'g1' }
+    const ids = (records: Item[]) => records.map((record) => record._id)
+    await store.transaction(async (tx) => {
+      const inside = tx.collection<Item>(`c${counter}`)
+      t.same(await inside.updateOne({ _id: changed._id }, { $set: { n: 7 } }), { ...changed, n: 7 })
+      t.same(await inside.deleteOne({ _id: deleted._id }), deleted)
+      await inside.insertOne(added)
+
+      t.same(await inside.findOne({ _id: changed._id }), { ...changed, n: 7 }, 'by `_id`: the version written')
+      t.same(
+        await inside.findOne({ _id: changed._id, $and: [{ $or: [{ group: 'g0' }, { n: 0 }] }] }),
+        { ...changed, n: 7 },
+        'by `_id` with more terms',
+      )
+      t.equal(await inside.findOne({ _id: changed._id, n: changed.n }), null, 'not by its committed values')
+      t.same(await inside.findOne({ _id: changed._id }, { projection: { n: 1 } }), { _id: changed._id, n: 7 })
+      t.same(await inside.find({ _id: changed._id }, { skip: 1 }), [])
+      t.same(await inside.findText({ _id: added._id }), [{ _id: added._id, json: JSON.stringify(added) }])
+      t.equal(await inside.findOne({ _id: deleted._id }), null, 'a deleted record is gone')
+      t.equal(await inside.updateOne({ _id: deleted._id }, { $set: { n: 1 } }), null)
+      t.equal(await inside.deleteOne({ _id: deleted._id }), null)
+
+      t.same(ids(await inside.find({ n: 7 })), [changed._id, added._id], 'records written that now match')
+      t.same(ids(await inside.find({ n: 0 })), [items[3]?._id], 'not one that no longer does')
+      t.same(ids(await inside.find({ n: 1 })), [items[4]?._id], 'nor a deleted one')
+      t.same(ids(await inside.find({ group: 'g0' }, { sort: { n: -1 }, limit: 2 })), [changed._id, items[2]?._id])
+      t.equal(await inside.count({}), 6)
+      t.equal(await inside.count({ n: { $lt: 7 } }), 4)
+    })
+    t.same(await c.findOne({ _id: changed._id }), { ...changed, n: 7 })
+    t.equal(await c.findOne({ _id: deleted._id }), null)
+    t.same(await c.findOne({ _id: added._id }), added)
+    t.same(ids(await c.find({ n: 7 })), [changed._id, added._id])
+  })
+
   t.test('reopening keeps records and indexes', async (t) => {
     const c = fresh()
     await c.ensureIndex({ name: 'n_unique', fields: { n: 1 }, unique: true })

@@ -1,6 +1,7 @@
 import { applyUpdate } from '../apply-update.js'
 import { ConflictError, DuplicateKeyError, InvalidQueryError, RecordsError } from '../errors.js'
-import { pageInMemory, project } from '../in-memory-query.js'
+import { pageInMemory, project, sortInMemory } from '../in-memory-query.js'
+import { compileFilter } from '../match.js'
 import { normalizeSort } from '../sort-order.js'
 import type {
   Collection,
@@ -16,14 +17,19 @@ import type {
 } from '../port.js'
 import { checkHash, checkRecord } from './embedded-collection.js'
 import type { Engine } from './engine.js'
-import { recordTexts } from '../record-text.js'
 import { findSteps, Pacer, runSync } from './query-plan.js'
+import { Row } from './row.js'
 
 interface Staged {
-  /** The committed record this write was based on; commit refuses if it changed meanwhile. */
-  base: StoredRecord | undefined
+  /** The stored text of the committed record this write was based on; commit refuses if it changed meanwhile. */
+  base: string | undefined
   next: StoredRecord | undefined
 }
+
+/** What a read inside a transaction finds: a committed row it did not write, or a record it staged. */
+type Found = Row | StoredRecord
+
+const recordOf = (found: Found): StoredRecord => (found instanceof Row ? found.record : found)
 
 /**
  * Buffers a transaction's writes (its reads see them) and applies them in one lmdb write transaction at
@@ -53,7 +59,9 @@ export class EmbeddedTransaction implements Transaction {
       for (const [name, staged] of this.#staged) {
         for (const [id, { base, next }] of staged) {
           const current = this.engine.row(name, id)
-          if (JSON.stringify(current?.record) !== JSON.stringify(base)) throw new ConflictError()
+          // A stored text is its record's `JSON.stringify` (`putRecord`): equal texts, equal records, neither
+          // decoded. Not `_hash`: the store does not keep it, and a record may have none.
+          if (current?.json !== base) throw new ConflictError()
           this.engine.putRecord(name, current, next)
         }
       }
@@ -68,39 +76,55 @@ class TransactionCollection<T extends StoredRecord> implements Collection<T> {
     private readonly staged: Map<string, Staged>,
   ) {}
 
-  #get(id: string): StoredRecord | undefined {
+  /** The record as this transaction sees it: its own write, else the committed row. */
+  #get(id: string): Found | undefined {
+    this.engine.stats.reads++
     const staged = this.staged.get(id)
-    return staged ? staged.next : this.engine.row(this.name, id)?.record
+    return staged ? staged.next : this.engine.row(this.name, id)
   }
 
-  #find(filter: Filter, options: FindOptions = {}): StoredRecord[] {
+  /** Read to the end in one go, outside the query budget, the transaction's own writes merged in. */
+  #find(filter: Filter, options: FindOptions = {}): Found[] {
     const sort = normalizeSort(options.sort)
-    const after = typeof options.after === 'string' ? this.#get(options.after) : options.after
-    if (typeof options.after === 'string' && !after) throw new InvalidQueryError(`after: no record ${options.after}`)
-    // Read to the end in one go (the transaction's writes are merged in), and outside the query budget.
-    const committed = runSync(findSteps(this.engine, this.name, filter, { sort }, new Pacer(false), false))
-      .filter((row) => !this.staged.has(row.id))
-      .map((row) => row.record)
+    let after = typeof options.after === 'object' ? options.after : undefined
+    if (typeof options.after === 'string') {
+      const found = this.#get(options.after)
+      if (!found) throw new InvalidQueryError(`after: no record ${options.after}`)
+      after = recordOf(found)
+    }
+    const page = { sort, after, skip: options.skip, limit: options.limit }
+    if (typeof filter._id === 'string') {
+      // Only that record can match: one lookup, however many writes are staged (a bulk call reads by `_id` once
+      // or twice per operation; merging every staged record into each read made 1,000 operations O(n²)).
+      const found = this.#get(filter._id)
+      const rest: Filter = { ...filter }
+      delete rest._id
+      const matches = found && (Object.keys(rest).length === 0 || compileFilter(rest).test(recordOf(found)))
+      return sortInMemory(matches ? [found] : [], page, recordOf)
+    }
+    const committed: Found[] = runSync(
+      findSteps(this.engine, this.name, filter, { sort }, new Pacer(false), false),
+    ).filter((row) => !this.staged.has(row.id))
     const pending = [...this.staged.values()].flatMap(({ next }) => (next ? [next] : []))
-    return pageInMemory(
-      [...committed, ...pending],
-      filter,
-      { sort, after, skip: options.skip, limit: options.limit },
-      (record) => record,
-    )
+    // Each staged record is matched again: counted as a read, as a scanned one is.
+    this.engine.stats.reads += pending.length
+    return pageInMemory([...committed, ...pending], filter, page, recordOf)
   }
 
-  #stage(before: StoredRecord | undefined, id: string, next: StoredRecord | undefined): void {
-    const base = this.staged.has(id) ? this.staged.get(id)?.base : before
-    this.staged.set(id, { base, next })
+  /** Stages `next` for `id`; `found` is what the write read (none for an insert), its base unless already staged. */
+  #stage(id: string, found: Found | undefined, next: StoredRecord | undefined): void {
+    const staged = this.staged.get(id)
+    this.staged.set(id, { base: staged ? staged.base : found instanceof Row ? found.json : undefined, next })
   }
 
   async find(filter: Filter, options: FindOptions = {}): Promise<T[]> {
-    return project(this.#find(filter, options) as T[], options.projection)
+    return project(this.#find(filter, options).map(recordOf) as T[], options.projection)
   }
 
   async findText(filter: Filter, options: Omit<FindOptions, 'projection'> = {}): Promise<RecordText[]> {
-    return recordTexts(this.#find(filter, options))
+    return this.#find(filter, options).map((found) =>
+      found instanceof Row ? { _id: found.id, json: found.json } : { _id: found._id, json: JSON.stringify(found) },
+    )
   }
 
   async findOne(filter: Filter, options: { projection?: Projection } = {}): Promise<T | null> {
@@ -114,30 +138,32 @@ class TransactionCollection<T extends StoredRecord> implements Collection<T> {
   async insertOne(record: T): Promise<T> {
     checkRecord(record)
     if (this.#get(record._id)) throw new DuplicateKeyError('_id_', record._id)
-    this.#stage(undefined, record._id, record)
+    this.#stage(record._id, undefined, record)
     return record
   }
 
   async updateOne(filter: Filter, update: Update, options?: UpdateOptions): Promise<T | null> {
-    const [before] = this.#find(filter, { limit: 1 })
-    if (!before) return null
+    const [found] = this.#find(filter, { limit: 1 })
+    if (!found) return null
+    const before = recordOf(found)
     checkHash(before, options)
     const after = applyUpdate(before, update)
-    this.#stage(before, before._id, after)
+    this.#stage(before._id, found, after)
     return after as T
   }
 
   async deleteOne(filter: Filter, options?: UpdateOptions): Promise<T | null> {
-    const [before] = this.#find(filter, { limit: 1 })
-    if (!before) return null
+    const [found] = this.#find(filter, { limit: 1 })
+    if (!found) return null
+    const before = recordOf(found)
     checkHash(before, options)
-    this.#stage(before, before._id, undefined)
+    this.#stage(before._id, found, undefined)
     return before as T
   }
 
   async deleteMany(filter: Filter): Promise<number> {
     const doomed = this.#find(filter)
-    for (const record of doomed) this.#stage(record, record._id, undefined)
+    for (const found of doomed) this.#stage(recordOf(found)._id, found, undefined)
     return doomed.length
   }
 
