@@ -15,8 +15,8 @@ const ROOT = fileURLToPath(new URL('..', import.meta.url))
 const DURATION = Number(process.env.BENCH_DURATION ?? 10)
 const DOCUMENTS = Number(process.env.BENCH_DOCUMENTS ?? 100_000)
 /**
- * Store sizes the core scenarios run at (get, list, filter + sort with either index, count, create), each on a
- * store of its own seeded through bulk calls; every other scenario runs at `BENCH_DOCUMENTS`, the first size.
+ * Store sizes the core scenarios run at (get, list, filter + sort with either index, count, create): each larger
+ * one against the smallest, in the same rounds (`scaleScenarios`). Every scenario runs at `BENCH_DOCUMENTS`.
  */
 const SCALES = [
   ...new Set([DOCUMENTS, ...(process.env.BENCH_SCALE ?? '').split(',').filter(Boolean).map(Number)]),
@@ -130,6 +130,7 @@ async function measure(name, server, scenario, compare, scale = DOCUMENTS) {
   const arms = [{ server: hello, scenario: HELLO }, { server, scenario }, ...(compare ? [compare] : [])]
   for (const arm of arms) await run(arm.server, arm.scenario, 2)
   resetPeak(server.child.pid)
+  if (compare) resetPeak(compare.server.child.pid)
   const rounds = scenario.rounds ?? ROUNDS
   const duration = (scenario.duration ?? DURATION) / rounds
   const measured = arms.map(() => [])
@@ -149,7 +150,18 @@ async function measure(name, server, scenario, compare, scale = DOCUMENTS) {
     rps: rate(own),
     ceiling: rate(ceilings),
     ratio: rate(own) / rate(ceilings),
-    ...(other ? { compared: rate(own) / rate(other), comparedWith: compare.name } : {}),
+    ...(other
+      ? {
+          compared: rate(own) / rate(other),
+          comparedWith: compare.name,
+          other: {
+            ratio: rate(other) / rate(ceilings),
+            p99: Math.max(...other.map((r) => r.p99)),
+            rssMb: Math.max(...other.map((r) => r.rssMb)),
+            anonMb: Math.max(...other.map((r) => r.anonMb)),
+          },
+        }
+      : {}),
     p50: median(own.map((r) => r.p50)),
     p99: Math.max(...own.map((r) => r.p99)),
     rssMb: Math.max(...own.map((r) => r.rssMb)),
@@ -207,8 +219,8 @@ function progress(label, done, total) {
 const BULK_BATCH = 1000
 /** Import rates (documents per second), printed after the scenarios. */
 const imports = []
-/** The store's size on disk once seeded, at each scale. */
-const disk = []
+/** The store's size on disk once seeded, and the seeding server's memory, by scale. */
+const disk = new Map()
 
 /**
  * Creates `total` documents over HTTP and returns their ids in creation order: in bulk calls of `BULK_BATCH`
@@ -323,7 +335,8 @@ async function main() {
   })
   await stop(floor)
 
-  for (const [position, scale] of SCALES.entries()) await documentsScenarios(scale, position === 0)
+  await documentsScenarios()
+  if (SCALES.length > 1) await scaleScenarios()
   await stop(hello)
   report()
 }
@@ -339,12 +352,11 @@ const benchDocument = (total) => (i) => ({
 })
 
 /**
- * The documents scenarios on a store of `total` documents seeded through bulk calls: the core ones (get, list,
- * filter + sort through either index, count, create) at every scale, with the store's size on disk; `full` adds
- * the one-create-per-request import, the scan without an index, the noisy neighbour, patch, attachments, login
- * and the distributed deployment.
+ * A store of `total` documents seeded through bulk calls (with `single`, the same import one create per request
+ * into another definition too), and a server started on it afresh, as after a deploy: the import's garbage and
+ * the pages it touched would otherwise count in every scenario's memory.
  */
-async function documentsScenarios(total, full) {
+async function seededStore(total, { single = false } = {}) {
   const dataDir = mkdtempSync(join(tmpdir(), 'quire-bench-'))
   const env = {
     QUIRE_DATA_DIR: dataDir,
@@ -359,70 +371,113 @@ async function documentsScenarios(total, full) {
 
   await api(seeder.url, 'POST', '/api/v2/document-definitions', token, { name: 'bench', indexes: INDEXES })
   const ids = await seed(seeder.url, token, 'bench', total, benchDocument(total))
-  if (full) {
-    // The same import one create per request, into another definition: how much faster bulk calls are.
+  if (single) {
     await api(seeder.url, 'POST', '/api/v2/document-definitions', token, { name: 'single', indexes: INDEXES })
-    const single = (i) => {
+    const one = (i) => {
       const { category, price, title, tags } = benchDocument(total)(i)
       return { category, price, title, tags }
     }
-    await seed(seeder.url, token, 'single', total, single, 'default', { single: true })
+    await seed(seeder.url, token, 'single', total, one, 'default', { single: true })
     const [bulkRate, singleRate] = imports.slice(-2).map((entry) => entry.rate)
     imports.push({ name: 'bulk / one create per request', ratio: bulkRate / singleRate })
   }
-  // Seeding is a bulk import; the scenarios measure a server started on the loaded store, as after a deploy
-  // (the import's garbage and the pages it touched would otherwise count in every scenario's memory).
   const seedMemory = { rssMb: peakRss(seeder.child.pid), anonMb: anonRss(seeder.child.pid) }
   await stop(seeder)
-  disk.push({ scale: total, mb: diskUsage(join(dataDir, 'records')) / 2 ** 20, seedMemory })
-  const quire = await start(join(ROOT, 'apps/gateway/dist/server.js'), env)
-  const core = '/api/v2/document-definitions/bench/documents'
-  const sample = pick(ids, 5000)
-  const q = (value) => encodeURIComponent(JSON.stringify(value))
+  disk.set(total, { mb: diskUsage(join(dataDir, 'records')) / 2 ** 20, seedMemory })
+  const server = await start(join(ROOT, 'apps/gateway/dist/server.js'), env)
+  return { dataDir, env, server, ids, token, headers }
+}
+
+const q = (value) => encodeURIComponent(JSON.stringify(value))
+const CORE = '/api/v2/document-definitions/bench/documents'
+
+/**
+ * The core scenarios on a seeded store of `total` documents, in the order they run (creates grow the store, so
+ * they come last): what every scale reports.
+ */
+function coreScenarios({ ids, headers }, total) {
   const category = `c${7 % Math.max(1, Math.round(total / PER_CATEGORY))}`
+  const get = (path) => ({ method: 'GET', headers, requests: [{ path }] })
+  return [
+    ['get by _id', { method: 'GET', headers, requests: pick(ids, 5000).map((id) => ({ path: `${CORE}/${id}` })) }],
+    ['list 20, default sort, first page', get(`${CORE}?limit=20`)],
+    // The case most users write first (issue 22): it must stay in the bench.
+    [
+      'list 20, query on category + sort on score, single-field index on category',
+      get(`${CORE}?limit=20&query=${q({ category })}&sort=${q({ score: -1 })}`),
+    ],
+    [
+      'list 20, query on category + sort on price, compound index {category: 1, price: -1}',
+      get(`${CORE}?limit=20&query=${q({ category })}&sort=${q({ price: -1 })}`),
+    ],
+    [
+      'list 20 with count=true, query on category (indexed)',
+      get(`${CORE}?limit=20&count=true&query=${q({ category })}`),
+    ],
+    ['create', { method: 'POST', headers, requests: [{ path: `${CORE}/new`, body: CREATE_BODY }] }],
+  ]
+}
+
+/**
+ * The core scenarios at every larger scale against the first, each on a store of its own seeded afresh, with
+ * both servers up: every round runs the hello-world, the larger store and the first one in turn, so the ratio of
+ * the two stores comes from the same minutes of this machine (measured apart, its drift alone moved them by 30%).
+ */
+async function scaleScenarios() {
+  const [first, ...larger] = SCALES
+  const base = await seededStore(first)
+  const baseScenarios = new Map(coreScenarios(base, first))
+  for (const total of larger) {
+    const store = await seededStore(total)
+    for (const [name, scenario] of coreScenarios(store, total)) {
+      await measure(
+        name,
+        store.server,
+        scenario,
+        { name: `${first}`, server: base.server, scenario: baseScenarios.get(name) },
+        total,
+      )
+    }
+    await stop(store.server)
+    rmSync(store.dataDir, { recursive: true, force: true })
+  }
+  await stop(base.server)
+  rmSync(base.dataDir, { recursive: true, force: true })
+}
+
+/**
+ * Every documents scenario on a store of `BENCH_DOCUMENTS`: the core ones, the one-create-per-request import,
+ * lookups by `externalId`, a deep page, the scan without an index, the noisy neighbour, patch, attachments, login
+ * and the distributed deployment.
+ */
+async function documentsScenarios() {
+  const total = DOCUMENTS
+  const store = await seededStore(total, { single: true })
+  const { dataDir, env, server: quire, ids, token, headers } = store
+  const sample = pick(ids, 5000)
   const at = (name, scenario, compare) => measure(name, quire, scenario, compare, total)
   const get = (path) => ({ method: 'GET', headers, requests: [{ path }] })
+  const scenarios = new Map(coreScenarios(store, total))
+  const coreAt = (name) => at(name, scenarios.get(name))
+  const getById = scenarios.get('get by _id')
+  const compound = scenarios.get('list 20, query on category + sort on price, compound index {category: 1, price: -1}')
 
-  const getById = { method: 'GET', headers, requests: sample.map((id) => ({ path: `${core}/${id}` })) }
-  await at('get by _id', getById)
-  if (full) {
-    await at('get by externalId', {
-      method: 'GET',
-      headers,
-      requests: pick([...ids.keys()], 5000).map((i) => ({ path: `${core}/ext-${i}` })),
-    })
-  }
-  await at('list 20, default sort, first page', get(`${core}?limit=20`))
-  if (full) {
-    await at('list 20, default sort, deep page (after)', get(`${core}?limit=20&after=${ids[Math.floor(total * 0.9)]}`))
-  }
-  // The case most users write first (issue 22): it must stay in the bench.
-  const singleField = `${core}?limit=20&query=${q({ category })}&sort=${q({ score: -1 })}`
-  await at('list 20, query on category + sort on score, single-field index on category', get(singleField))
-  const compound = `${core}?limit=20&query=${q({ category })}&sort=${q({ price: -1 })}`
-  await at('list 20, query on category + sort on price, compound index {category: 1, price: -1}', get(compound))
-  await at(
-    'list 20 with count=true, query on category (indexed)',
-    get(`${core}?limit=20&count=true&query=${q({ category })}`),
-  )
-  if (full) {
-    await api(quire.url, 'PATCH', '/api/v2/document-definitions/bench', token, { indexes: [] })
-    // A scan of every document per request, one at a time: with more connections requests queue behind scans
-    // until the overload guard answers 503, which would measure the guard, not the scan.
-    await at('list 20, query + sort, without index (1 connection)', {
-      ...get(compound),
-      connections: 1,
-      rounds: 1,
-    })
-    await api(quire.url, 'PATCH', '/api/v2/document-definitions/bench', token, { indexes: INDEXES })
-  }
-  if (!full) {
-    // Creates grow the store, so they come last.
-    await at('create', { method: 'POST', headers, requests: [{ path: `${core}/new`, body: CREATE_BODY }] })
-    await stop(quire)
-    rmSync(dataDir, { recursive: true, force: true })
-    return
-  }
+  await coreAt('get by _id')
+  await at('get by externalId', {
+    method: 'GET',
+    headers,
+    requests: pick([...ids.keys()], 5000).map((i) => ({ path: `${CORE}/ext-${i}` })),
+  })
+  await coreAt('list 20, default sort, first page')
+  await at('list 20, default sort, deep page (after)', get(`${CORE}?limit=20&after=${ids[Math.floor(total * 0.9)]}`))
+  await coreAt('list 20, query on category + sort on score, single-field index on category')
+  await coreAt('list 20, query on category + sort on price, compound index {category: 1, price: -1}')
+  await coreAt('list 20 with count=true, query on category (indexed)')
+  await api(quire.url, 'PATCH', '/api/v2/document-definitions/bench', token, { indexes: [] })
+  // A scan of every document per request, one at a time: with more connections requests queue behind scans
+  // until the overload guard answers 503, which would measure the guard, not the scan.
+  await at('list 20, query + sort, without index (1 connection)', { ...compound, connections: 1, rounds: 1 })
+  await api(quire.url, 'PATCH', '/api/v2/document-definitions/bench', token, { indexes: INDEXES })
 
   // A noisy neighbour: environment B, with as many documents, sends what a hostile tenant would (scans and
   // sorts without an index, a catastrophic pattern, deep skips with counts, index builds) while A reads by id.
@@ -452,11 +507,11 @@ async function documentsScenarios(total, full) {
   })
 
   // The writes come last among the documents scenarios: creates grow the store past its seeded size.
-  await at('create', { method: 'POST', headers, requests: [{ path: `${core}/new`, body: CREATE_BODY }] })
+  await coreAt('create')
   await at('patch', {
     method: 'PATCH',
     headers,
-    requests: sample.map((id, i) => ({ path: `${core}/${id}`, body: JSON.stringify({ price: i }) })),
+    requests: sample.map((id, i) => ({ path: `${CORE}/${id}`, body: JSON.stringify({ price: i }) })),
   })
 
   const boundary = 'quirebenchboundary'
@@ -470,7 +525,7 @@ async function documentsScenarios(total, full) {
   const bodyFile = join(dataDir, 'upload.bin')
   writeFileSync(bodyFile, multipart)
   const target = ids[1]
-  const uploaded = await fetch(new URL(`${core}/${target}/attachments?valuePath=file`, quire.url), {
+  const uploaded = await fetch(new URL(`${CORE}/${target}/attachments?valuePath=file`, quire.url), {
     method: 'POST',
     headers: { ...headers, 'content-type': `multipart/form-data; boundary=${boundary}` },
     body: multipart,
@@ -486,12 +541,12 @@ async function documentsScenarios(total, full) {
     // write conflicts (412 after the retries), not uploads.
     requests: ids
       .slice(2, 2 + CONNECTIONS)
-      .map((id) => ({ path: `${core}/${id}/attachments?valuePath=file&actionType=Replace` })),
+      .map((id) => ({ path: `${CORE}/${id}/attachments?valuePath=file&actionType=Replace` })),
   })
   await at('download 1 MB attachment', {
     method: 'GET',
     headers,
-    requests: [{ path: `${core}/${target}/attachments/${attachmentId}` }],
+    requests: [{ path: `${CORE}/${target}/attachments/${attachmentId}` }],
   })
 
   await at('login (scrypt)', {
@@ -545,21 +600,25 @@ function report() {
     )
   }
   if (SCALES.length < 2) return
-  const largest = SCALES.at(-1)
-  console.log(
-    `\n| scenario | ${SCALES.map((scale) => `ratio at ${scale} | p99 ms | peak RSS MB | anon MB`).join(' | ')} | ${largest} / ${DOCUMENTS} |`,
-  )
-  console.log(`| --- |${' ---: | ---: | ---: | ---: |'.repeat(SCALES.length)} ---: |`)
-  for (const name of new Set(results.filter((row) => row.scale === largest).map((row) => row.name))) {
-    const rows = SCALES.map((scale) => results.find((row) => row.scale === scale && row.name === name))
-    const cells = rows.map((r) => `${r.ratio.toFixed(3)} | ${r.p99} | ${r.rssMb.toFixed(0)} | ${r.anonMb.toFixed(0)}`)
-    const [first, last] = [rows[0], rows.at(-1)]
-    console.log(`| ${name} | ${cells.join(' | ')} | ${(last.ratio / first.ratio).toFixed(2)} |`)
+  const [first, ...larger] = SCALES
+  const memory = (r) => `${r.rssMb.toFixed(0)} / ${r.anonMb.toFixed(0)}`
+  for (const total of larger) {
+    console.log(
+      `\n| scenario (the two stores in the same rounds) | ratio at ${first} | p99 ms | peak RSS / anon MB | ratio at ${total} | p99 ms | peak RSS / anon MB | ${total} / ${first} |`,
+    )
+    console.log('| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |')
+    for (const r of results.filter((row) => row.scale === total && row.other)) {
+      console.log(
+        `| ${r.name} | ${r.other.ratio.toFixed(3)} | ${r.other.p99} | ${memory(r.other)} | ${r.ratio.toFixed(3)} | ${r.p99} | ${memory(r)} | ${r.compared.toFixed(2)} |`,
+      )
+    }
   }
-  console.log(`| store on disk (records), MB | ${disk.map((d) => `${d.mb.toFixed(0)} | | |`).join(' | ')} | |`)
-  console.log(
-    `| the seeding server (bulk import), peak RSS / anon MB at its end | ${disk.map((d) => ` | | ${d.seedMemory.rssMb.toFixed(0)} | ${d.seedMemory.anonMb.toFixed(0)}`).join(' | ')} | |`,
-  )
+  const sizes = [...disk].sort(([a], [b]) => a - b)
+  console.log('\n| store | on disk (records) MB | the seeding server at the end of the import: peak RSS / anon MB |')
+  console.log('| --- | ---: | ---: |')
+  for (const [total, { mb, seedMemory }] of sizes) {
+    console.log(`| ${total} documents | ${mb.toFixed(0)} | ${memory(seedMemory)} |`)
+  }
 }
 
 main().then(
