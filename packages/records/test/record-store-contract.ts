@@ -711,6 +711,24 @@ export function recordStoreContract(t: Test, target: ContractTarget): void {
     t.same(ids(await c.find({ n: 7 })), [changed._id, added._id])
   })
 
+  t.test("a transaction's equalities on text see the values its writes hold, in arrays too", async (t) => {
+    const { items } = await seed(4, (i) => ({ n: i, group: 'old', tags: ['a'] }))
+    const [moved, tagged, deleted, untouched] = items as [Item, Item, Item, Item]
+    const ids = (records: Item[]) => records.map((record) => record._id)
+    await store.transaction(async (tx) => {
+      const inside = tx.collection<Item>(`c${counter}`)
+      await inside.updateOne({ _id: moved._id }, { $set: { group: 'new' } })
+      await inside.updateOne({ _id: tagged._id }, { $set: { tags: ['a', 'new'] } })
+      await inside.deleteOne({ _id: deleted._id })
+      const added = await inside.insertOne({ _id: newObjectId(), n: 9, group: 'new', tags: [] })
+      t.same(ids(await inside.find({ group: 'new' })), [moved._id, added._id], 'a value written')
+      t.same(ids(await inside.find({ group: 'old' })), [tagged._id, untouched._id], 'not a value overwritten')
+      t.same(ids(await inside.find({ tags: 'new' })), [tagged._id], 'a value written in an array')
+      t.same(ids(await inside.find({ group: 'new', n: { $gt: 0 } })), [added._id], 'every other term must hold too')
+      t.equal(await inside.count({ tags: 'a' }), 3, 'not a deleted record')
+    })
+  })
+
   t.test('reopening keeps records and indexes', async (t) => {
     const c = fresh()
     await c.ensureIndex({ name: 'n_unique', fields: { n: 1 }, unique: true })

@@ -105,9 +105,21 @@ class TransactionCollection<T extends StoredRecord> implements Collection<T> {
     const committed: Found[] = runSync(
       findSteps(this.engine, this.name, filter, { sort }, new Pacer(false), false),
     ).filter((row) => !this.staged.has(row.id))
-    const pending = [...this.staged.values()].flatMap(({ next }) => (next ? [next] : []))
-    // Each staged record is matched again: counted as a read, as a scanned one is.
-    this.engine.stats.reads += pending.length
+    // A record can equal a string at a top-level field only by holding it there or an array (that may hold it):
+    // checked first, it spares matching every staged record (a bulk call's reads by `externalId`).
+    const field = Object.keys(filter).find(
+      (key) => typeof filter[key] === 'string' && !key.startsWith('$') && !key.includes('.') && key !== '__proto__',
+    )
+    const pending: StoredRecord[] = []
+    for (const { next } of this.staged.values()) {
+      if (!next) continue
+      // Each staged record is read again, as a scanned one is.
+      this.engine.stats.reads++
+      const value = field === undefined ? undefined : next[field]
+      if (field === undefined || (typeof value === 'string' ? value === filter[field] : Array.isArray(value))) {
+        pending.push(next)
+      }
+    }
     return pageInMemory([...committed, ...pending], filter, page, recordOf)
   }
 
