@@ -117,8 +117,10 @@ export const DOCUMENTS_COLLECTIONS = {
   definitions: defineCollection<DefinitionRecord>('document_definitions', [
     { name: 'environment_name', fields: { _environmentId: 1, name: 1 }, unique: true },
   ]),
-  /** `_id`: a hash of environment, definition, user and key (lib/idempotency.ts); kept 24 h. */
-  idempotencyKeys: defineCollection<IdempotencyRecord>('idempotency_keys'),
+  /** `_id`: a hash of environment, definition, user and key (plugins/idempotency.ts); swept past `expiresOn`. */
+  idempotencyKeys: defineCollection<IdempotencyRecord>('idempotency_keys', [
+    { name: 'expires', fields: { expiresOn: 1 } },
+  ]),
   /**
    * Every stored file, written before the file is, so a file whose document is deleted (or whose definition is
    * dropped) can always be found and removed, even one stored with `shouldUpdateDocument=false` or left by a crash.

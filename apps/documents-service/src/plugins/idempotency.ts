@@ -1,5 +1,6 @@
 import fp from 'fastify-plugin'
-import { ConflictError, DuplicateKeyError, type RecordStore, type Transaction } from '@quire/records'
+import type { FastifyBaseLogger } from 'fastify'
+import { ConflictError, DuplicateKeyError, type RecordStore, type RecordText, type Transaction } from '@quire/records'
 import { ApiError } from '@quire/service-kit'
 import { DOCUMENTS_COLLECTIONS, type BulkRecord, type DocumentRecord } from '../collections.js'
 import { sha256 } from '../lib/sha256.js'
@@ -24,6 +25,11 @@ export interface IdempotencyKeys {
     body: unknown,
     create: (tx: Transaction) => Promise<T>,
   ): Promise<{ document: T; replayed: boolean }>
+  /**
+   * Deletes the keys past their 24 h, in transactions of at most 500 keys and 1 MiB of their records; resolves to
+   * how many went. The plugin runs it at start and hourly; replicas may run it together.
+   */
+  sweep(): Promise<number>
 }
 
 declare module 'fastify' {
@@ -35,6 +41,15 @@ declare module 'fastify' {
 const TTL_MS = 24 * 60 * 60 * 1000
 /** Each round one writer wins, so this bounds contention. */
 const MAX_ATTEMPTS = 16
+/** As the actions plugin sweeps its run records. */
+const SWEEP_INTERVAL_MS = 60 * 60 * 1000
+/** Expired keys read at a time, and deleted per transaction at most. */
+const SWEEP_KEYS = 500
+/**
+ * Record text deleted per transaction at most (one key at least): each deletion decodes its record, which may hold
+ * a whole document or 1,000 bulk results, and a transaction's work runs without giving the event loop a turn.
+ */
+const SWEEP_BYTES = 1024 * 1024
 
 const reusedKey = () =>
   new ApiError(
@@ -44,8 +59,85 @@ const reusedKey = () =>
     422,
   )
 
-function idempotencyKeys(store: RecordStore): IdempotencyKeys {
+/** `records` in order, cut where a group would pass `SWEEP_BYTES` (or `SWEEP_KEYS`) of text. */
+function* sweepGroups(records: RecordText[]): Generator<string[]> {
+  let group: string[] = []
+  let bytes = 0
+  for (const { _id, json } of records) {
+    if (group.length > 0 && (bytes + json.length > SWEEP_BYTES || group.length === SWEEP_KEYS)) {
+      yield group
+      group = []
+      bytes = 0
+    }
+    group.push(_id)
+    bytes += json.length
+  }
+  if (group.length > 0) yield group
+}
+
+function idempotencyKeys(
+  store: RecordStore,
+  log: FastifyBaseLogger,
+  now: () => number,
+): IdempotencyKeys & { start(): void; stop(): void; close(): Promise<void> } {
   const records = DOCUMENTS_COLLECTIONS.idempotencyKeys.in(store)
+  let closed = false
+  let sweeper: NodeJS.Timeout | undefined
+  let sweeping: Promise<number> | undefined
+
+  /** Deletes the listed keys that are still expired (a retry may have replaced one since): how many went. */
+  async function deleteExpired(ids: string[], cutoff: string): Promise<number> {
+    return store.transaction(async (tx) => {
+      const keys = DOCUMENTS_COLLECTIONS.idempotencyKeys.in(tx)
+      let deleted = 0
+      for (const _id of ids) if (await keys.deleteOne({ _id, expiresOn: { $lt: cutoff } })) deleted++
+      return deleted
+    })
+  }
+
+  async function sweepExpired(): Promise<number> {
+    const cutoff = new Date(now()).toISOString()
+    // Newest first from the cutoff: `after` is a position ('' sorts before every `_id`), so the read of the
+    // `expires` index starts there and ends with the oldest key. In the embedded store a `$lt` filter would be
+    // checked record by record (each one decoded) and, once fewer than a page are expired, read on through every
+    // live key.
+    const page = { sort: { expiresOn: -1 }, after: { _id: '', expiresOn: cutoff }, limit: SWEEP_KEYS } as const
+    let swept = 0
+    let more = !closed
+    while (more) {
+      const expired = await records.findText({}, page)
+      const before = swept
+      let conflicted = false
+      for (const ids of sweepGroups(expired)) {
+        if (closed) break
+        try {
+          swept += await deleteExpired(ids, cutoff)
+        } catch (error) {
+          // Another replica deleted one of them first (or a retry replaced it): the next read no longer lists it.
+          if (!(error instanceof ConflictError)) throw error
+          conflicted = true
+        }
+      }
+      // Done after a short page, or one none of which could go (each key replaced since), unless a replica raced.
+      more = !closed && (conflicted || (expired.length === SWEEP_KEYS && swept > before))
+    }
+    return swept
+  }
+
+  /** One sweep at a time: a timer that fires while one still runs (a large backlog) joins it. */
+  function sweep(): Promise<number> {
+    sweeping ??= sweepExpired().finally(() => {
+      sweeping = undefined
+    })
+    return sweeping
+  }
+
+  function sweepInBackground(): void {
+    sweep().catch((error: unknown) => {
+      if (!closed) log.error({ err: error }, 'expired idempotency keys could not be swept')
+    })
+  }
+
   return {
     async once<T extends DocumentRecord | BulkRecord>(
       owner: KeyOwner,
@@ -58,7 +150,7 @@ function idempotencyKeys(store: RecordStore): IdempotencyKeys {
       for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
         const previous = await records.findOne({ _id: id })
         // An expired key is replaced, at the version read.
-        if (previous && Date.parse(previous.expiresOn) > Date.now()) {
+        if (previous && Date.parse(previous.expiresOn) > now()) {
           if (previous.bodyHash !== bodyHash) throw reusedKey()
           // The key's space is the call's: a create's key and a bulk call's (prefixed `bulk:`) never meet.
           return { document: previous.document as T, replayed: true }
@@ -68,7 +160,7 @@ function idempotencyKeys(store: RecordStore): IdempotencyKeys {
             const keys = DOCUMENTS_COLLECTIONS.idempotencyKeys.in(tx)
             if (previous) await keys.deleteOne({ _id: id }, { expectedHash: previous._hash })
             const created = await create(tx)
-            const expiresOn = new Date(Date.now() + TTL_MS).toISOString()
+            const expiresOn = new Date(now() + TTL_MS).toISOString()
             await keys.insertOne({ _id: id, _hash: created._hash, bodyHash, document: created, expiresOn })
             return created
           })
@@ -81,13 +173,38 @@ function idempotencyKeys(store: RecordStore): IdempotencyKeys {
       }
       throw new ConflictError()
     },
+
+    sweep,
+
+    start() {
+      sweeper = setInterval(sweepInBackground, SWEEP_INTERVAL_MS).unref()
+      setImmediate(sweepInBackground)
+    },
+
+    stop() {
+      closed = true
+      clearInterval(sweeper)
+    },
+
+    async close() {
+      // A sweep stops after its transaction in progress; the store must outlive it. A failure went to its caller.
+      await sweeping?.catch(() => undefined)
+    },
   }
 }
 
-/** Decorates `fastify.idempotencyKeys`: the `Idempotency-Key` records of document creates. */
-export const idempotencyPlugin = fp<{ store: RecordStore }>(
-  async (fastify, { store }) => {
-    fastify.decorate('idempotencyKeys', idempotencyKeys(store))
+/**
+ * Decorates `fastify.idempotencyKeys`: the `Idempotency-Key` records of document creates, and their sweep (once
+ * the server is ready, then hourly; stopped as closing starts, waited for before the store closes). `now`: the
+ * clock, epoch ms (tests move it).
+ */
+export const idempotencyPlugin = fp<{ store: RecordStore; now?: () => number }>(
+  async (fastify, { store, now = Date.now }) => {
+    const { start, stop, close, ...capability } = idempotencyKeys(store, fastify.log, now)
+    fastify.decorate('idempotencyKeys', capability)
+    fastify.addHook('onReady', async () => start())
+    fastify.addHook('preClose', async () => stop())
+    fastify.addHook('onClose', async () => close())
   },
   { name: '@quire/documents-idempotency', fastify: '5.x' },
 )
