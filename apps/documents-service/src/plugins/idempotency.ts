@@ -1,7 +1,7 @@
 import fp from 'fastify-plugin'
 import type { FastifyBaseLogger } from 'fastify'
-import { ConflictError, DuplicateKeyError, type RecordStore, type RecordText, type Transaction } from '@quire/records'
-import { ApiError } from '@quire/service-kit'
+import { ConflictError, DuplicateKeyError, type RecordStore, type Transaction } from '@quire/records'
+import { ApiError, sweepInChunks } from '@quire/service-kit'
 import { DOCUMENTS_COLLECTIONS, type BulkRecord, type DocumentRecord } from '../collections.js'
 import { sha256 } from '../lib/sha256.js'
 
@@ -26,8 +26,9 @@ export interface IdempotencyKeys {
     create: (tx: Transaction) => Promise<T>,
   ): Promise<{ document: T; replayed: boolean }>
   /**
-   * Deletes the keys past their 24 h, in transactions of at most 500 keys and 1 MiB of their records; resolves to
-   * how many went. The plugin runs it at start and hourly; replicas may run it together.
+   * Deletes the keys past their 24 h, in transactions of at most 500 keys and 1 MiB of their records
+   * (`sweepInChunks`); resolves to how many went. The plugin runs it at start and hourly; replicas may run it
+   * together (a conflict reads again).
    */
   sweep(): Promise<number>
 }
@@ -43,14 +44,6 @@ const TTL_MS = 24 * 60 * 60 * 1000
 const MAX_ATTEMPTS = 16
 /** As the actions plugin sweeps its run records. */
 const SWEEP_INTERVAL_MS = 60 * 60 * 1000
-/** Expired keys read at a time, and deleted per transaction at most. */
-const SWEEP_KEYS = 500
-/**
- * Record text deleted per transaction at most (one key at least): each deletion decodes its record, which may hold
- * a whole document or 1,000 bulk results, and a transaction's work runs without giving the event loop a turn.
- */
-const SWEEP_BYTES = 1024 * 1024
-
 const reusedKey = () =>
   new ApiError(
     'validation_error',
@@ -58,22 +51,6 @@ const reusedKey = () =>
     'This request was already sent with other data',
     422,
   )
-
-/** `records` in order, cut where a group would pass `SWEEP_BYTES` (or `SWEEP_KEYS`) of text. */
-function* sweepGroups(records: RecordText[]): Generator<string[]> {
-  let group: string[] = []
-  let bytes = 0
-  for (const { _id, json } of records) {
-    if (group.length > 0 && (bytes + json.length > SWEEP_BYTES || group.length === SWEEP_KEYS)) {
-      yield group
-      group = []
-      bytes = 0
-    }
-    group.push(_id)
-    bytes += json.length
-  }
-  if (group.length > 0) yield group
-}
 
 function idempotencyKeys(
   store: RecordStore,
@@ -85,43 +62,21 @@ function idempotencyKeys(
   let sweeper: NodeJS.Timeout | undefined
   let sweeping: Promise<number> | undefined
 
-  /** Deletes the listed keys that are still expired (a retry may have replaced one since): how many went. */
-  async function deleteExpired(ids: string[], cutoff: string): Promise<number> {
-    return store.transaction(async (tx) => {
-      const keys = DOCUMENTS_COLLECTIONS.idempotencyKeys.in(tx)
-      let deleted = 0
-      for (const _id of ids) if (await keys.deleteOne({ _id, expiresOn: { $lt: cutoff } })) deleted++
-      return deleted
+  /** Oldest first through the `expires` index; each key only if it is still expired (a retry may have replaced it). */
+  function sweepExpired(): Promise<number> {
+    const expired = { expiresOn: { $lt: new Date(now()).toISOString() } }
+    return sweepInChunks({
+      read: (limit) => records.findText(expired, { sort: { expiresOn: 1 }, limit }),
+      remove: (ids) =>
+        store.transaction(async (tx) => {
+          const keys = DOCUMENTS_COLLECTIONS.idempotencyKeys.in(tx)
+          let deleted = 0
+          for (const _id of ids) if (await keys.deleteOne({ _id, ...expired })) deleted++
+          return deleted
+        }),
+      raced: (error) => error instanceof ConflictError,
+      stopped: () => closed,
     })
-  }
-
-  async function sweepExpired(): Promise<number> {
-    const cutoff = new Date(now()).toISOString()
-    // Newest first from the cutoff: `after` is a position ('' sorts before every `_id`), so the read of the
-    // `expires` index starts there and ends with the oldest key. In the embedded store a `$lt` filter would be
-    // checked record by record (each one decoded) and, once fewer than a page are expired, read on through every
-    // live key.
-    const page = { sort: { expiresOn: -1 }, after: { _id: '', expiresOn: cutoff }, limit: SWEEP_KEYS } as const
-    let swept = 0
-    let more = !closed
-    while (more) {
-      const expired = await records.findText({}, page)
-      const before = swept
-      let conflicted = false
-      for (const ids of sweepGroups(expired)) {
-        if (closed) break
-        try {
-          swept += await deleteExpired(ids, cutoff)
-        } catch (error) {
-          // Another replica deleted one of them first (or a retry replaced it): the next read no longer lists it.
-          if (!(error instanceof ConflictError)) throw error
-          conflicted = true
-        }
-      }
-      // Done after a short page, or one none of which could go (each key replaced since), unless a replica raced.
-      more = !closed && (conflicted || (expired.length === SWEEP_KEYS && swept > before))
-    }
-    return swept
   }
 
   /** One sweep at a time: a timer that fires while one still runs (a large backlog) joins it. */

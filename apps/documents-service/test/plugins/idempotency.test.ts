@@ -79,7 +79,7 @@ t.test('a backlog past one chunk is swept to the end, each transaction bounded i
   await seed(store, 'k', 1234, clock.now - HOUR)
   // About 400 kB each, as a large created document may be: at most two fit in one transaction's MiB.
   const results = Array.from({ length: 8000 }, (_, i) => ({ op: 'create' as const, _id: String(i).padStart(24, '0') }))
-  await seed(store, 'large', 3, clock.now - HOUR, { _hash: 'x', results })
+  await seed(store, 'big', 3, clock.now - HOUR, { _hash: 'x', results })
   await seed(store, 'live', 1, clock.now + HOUR)
 
   // Each transaction of the sweep: how many keys it deleted and how many bytes of records.
@@ -112,7 +112,7 @@ t.test('a backlog past one chunk is swept to the end, each transaction bounded i
     ['live-00000'],
     'only the live key is left',
   )
-  // Newest first, then by `_id` descending: the large records, then the others.
+  // Oldest first, then by `_id`: the large records (`big-...`), then the others.
   t.same(
     transactions.map((each) => each.keys),
     [2, 498, 500, 237],

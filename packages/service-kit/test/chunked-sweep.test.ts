@@ -1,0 +1,109 @@
+import t from 'tap'
+import { sweepInChunks, type ChunkedSweep, type SweepCandidate } from '../src/index.js'
+
+class Conflict extends Error {}
+
+/**
+ * A store of `count` records of `size` characters each (`r0000`, ...), read in `_id` order; each transaction the
+ * sweep runs is recorded by the ids it was given. `hooks.remove` runs first in each transaction.
+ */
+function fakeStore(count: number, size = 10) {
+  const stored = new Map<string, string>()
+  for (let i = 0; i < count; i++) stored.set(`r${String(i).padStart(4, '0')}`, 'x'.repeat(size))
+  const transactions: string[][] = []
+  const reads: number[] = []
+  const hooks: { remove?: (ids: string[]) => Promise<void> | void } = {}
+  const sweep: Omit<ChunkedSweep, 'stopped'> = {
+    async read(limit) {
+      reads.push(limit)
+      const found: SweepCandidate[] = []
+      for (const [_id, json] of [...stored].sort(([a], [b]) => (a < b ? -1 : 1))) {
+        if (found.length === limit) break
+        found.push({ _id, json })
+      }
+      return found
+    },
+    async remove(ids) {
+      transactions.push(ids)
+      await hooks.remove?.(ids)
+      let deleted = 0
+      for (const id of ids) if (stored.delete(id)) deleted++
+      return deleted
+    },
+    raced: (error) => error instanceof Conflict,
+  }
+  return { stored, transactions, reads, hooks, sweep }
+}
+
+t.test('a backlog past one chunk is deleted to the end, in transactions of at most `records`', async (t) => {
+  const { stored, transactions, sweep } = fakeStore(23)
+  t.equal(await sweepInChunks({ ...sweep, stopped: () => false, records: 5 }), 23)
+  t.equal(stored.size, 0)
+  t.same(
+    transactions.map((ids) => ids.length),
+    [5, 5, 5, 5, 3],
+  )
+})
+
+t.test('a transaction ends before `bytes` of record text, with one record at least', async (t) => {
+  const { stored, transactions, sweep } = fakeStore(7, 40)
+  stored.set('r0002', 'x'.repeat(500))
+  t.equal(await sweepInChunks({ ...sweep, stopped: () => false, records: 5, bytes: 100 }), 7)
+  t.same(transactions, [['r0000', 'r0001'], ['r0002'], ['r0003', 'r0004'], ['r0005', 'r0006']])
+})
+
+t.test('nothing to delete: one read, no transaction', async (t) => {
+  const { transactions, reads, sweep } = fakeStore(0)
+  t.equal(await sweepInChunks({ ...sweep, stopped: () => false }), 0)
+  t.same(reads, [500], '500 records a read by default')
+  t.same(transactions, [])
+})
+
+t.test('a race with another writer reads again; other errors reject', async (t) => {
+  const { stored, transactions, hooks, sweep } = fakeStore(12)
+  let conflicts = 1
+  hooks.remove = () => {
+    if (conflicts-- > 0) throw new Conflict()
+  }
+  t.equal(await sweepInChunks({ ...sweep, stopped: () => false, records: 5 }), 12)
+  t.equal(stored.size, 0)
+  t.same(
+    transactions.map((ids) => ids.length),
+    [5, 5, 5, 2],
+    'the conflicted transaction was read and run again',
+  )
+
+  hooks.remove = () => {
+    throw new Error('disk full')
+  }
+  stored.set('r9999', '{}')
+  await t.rejects(sweepInChunks({ ...sweep, stopped: () => false }), { message: 'disk full' })
+})
+
+t.test('a full read none of which could go ends the sweep (no loop over records that stay)', async (t) => {
+  const { transactions, sweep } = fakeStore(10)
+  const stuck = {
+    ...sweep,
+    async remove(ids: string[]) {
+      transactions.push(ids)
+      return 0
+    },
+  }
+  t.equal(await sweepInChunks({ ...stuck, stopped: () => false, records: 5 }), 0)
+  t.equal(transactions.length, 1)
+})
+
+t.test('once stopped, no transaction starts; the one in progress ends', async (t) => {
+  const { stored, transactions, reads, hooks, sweep } = fakeStore(20)
+  let stopped = false
+  hooks.remove = () => {
+    // Closing begins while the second transaction runs.
+    if (transactions.length === 2) stopped = true
+  }
+  t.equal(await sweepInChunks({ ...sweep, stopped: () => stopped, records: 5 }), 10)
+  t.equal(stored.size, 10)
+  t.equal(transactions.length, 2)
+  t.equal(reads.length, 2)
+  t.equal(await sweepInChunks({ ...sweep, stopped: () => stopped, records: 5 }), 0)
+  t.equal(reads.length, 2, 'a stopped sweep reads nothing')
+})
