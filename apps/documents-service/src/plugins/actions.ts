@@ -2,7 +2,16 @@ import fp from 'fastify-plugin'
 import type { FastifyBaseLogger, FastifyInstance } from 'fastify'
 import { delegate, type Delegation, type Scope } from '@quire/auth'
 import type { Action, ActionRun, ActionRunsQuerystring, ActionTrigger, Document, Pagination } from '@quire/contracts'
-import { ConflictError, newObjectId, type Filter, type RecordStore, type Transaction } from '@quire/records'
+import {
+  ConflictError,
+  newObjectId,
+  type CollectionSpec,
+  type Filter,
+  type RecordStore,
+  type Sort,
+  type StoredRecord,
+  type Transaction,
+} from '@quire/records'
 import {
   DEFAULT_LIMITS,
   ScriptEngine,
@@ -11,7 +20,7 @@ import {
   type RunOutcome,
   type ScriptLimits,
 } from '@quire/scripts'
-import { ApiError, fail } from '@quire/service-kit'
+import { ApiError, fail, sweepInChunks } from '@quire/service-kit'
 import {
   DOCUMENTS_COLLECTIONS,
   type ActionJobRecord,
@@ -68,8 +77,17 @@ export interface Actions {
     definition: DefinitionRecord,
     query: ActionRunsQuerystring,
   ): Promise<{ data: ActionRun[]; pagination: Pagination }>
-  /** A definition is gone: its waiting jobs and its runs go too. */
+  /**
+   * A definition is gone: its waiting jobs and its runs go too, in bounded transactions. Closing stops it after
+   * the transaction in progress: a job left behind is deleted when claimed (its definition is gone), a run when
+   * its retention ends.
+   */
   drop(definition: Pick<DefinitionRecord, '_id' | '_environmentId'>): Promise<void>
+  /**
+   * Deletes the runs past their retention, in bounded transactions; resolves to how many went. Run at start and
+   * hourly; replicas may run it together (a conflict reads again).
+   */
+  sweep(): Promise<number>
 }
 
 declare module 'fastify' {
@@ -137,7 +155,7 @@ function actions(
   store: RecordStore,
   config: DocumentsConfig,
   log: FastifyBaseLogger,
-): Actions & { start(): void; close(): Promise<void> } {
+): Actions & { start(): void; stop(): void; close(): Promise<void> } {
   const limits: Partial<ScriptLimits> = {
     cpuMs: config.QUIRE_SCRIPT_CPU_MS,
     memoryBytes: config.QUIRE_SCRIPT_MEMORY_MB * 1024 * 1024,
@@ -172,6 +190,9 @@ function actions(
   let closed = false
   let poller: NodeJS.Timeout | undefined
   let sweeper: NodeJS.Timeout | undefined
+  let sweeping: Promise<number> | undefined
+  /** Deletions in progress (the sweep, definitions' drops): closing waits for their transaction in progress. */
+  const deleting = new Set<Promise<number>>()
 
   async function rest(delegation: Delegation, request: RestRequest): Promise<RestAnswer> {
     const endpoint = request.endpoint
@@ -434,12 +455,41 @@ function actions(
     if (!closed) setImmediate(poll)
   }
 
-  async function sweep(): Promise<void> {
-    try {
-      await runs.deleteMany({ expiresOn: { $lt: new Date().toISOString() } })
-    } catch (error) {
+  /**
+   * Deletes the records of `spec` that `filter` matches, read through an index (`sort`, else the filter's equality
+   * prefix) and each deleted only if it still matches, in transactions of at most 500 records and 1 MiB: a tenant
+   * makes runs and jobs at will, and one `deleteMany` would hold the event loop for all of them.
+   */
+  function deleteAll<T extends StoredRecord>(spec: CollectionSpec<T>, filter: Filter, sort?: Sort): Promise<number> {
+    const work = sweepInChunks({
+      read: (limit) => spec.in(store).findText(filter, { ...(sort && { sort }), limit }),
+      remove: (ids) =>
+        store.transaction(async (tx) => {
+          const records = spec.in(tx)
+          let deleted = 0
+          for (const _id of ids) if (await records.deleteOne({ ...filter, _id })) deleted++
+          return deleted
+        }),
+      raced: (error) => error instanceof ConflictError,
+      stopped: () => closed,
+    }).finally(() => deleting.delete(work))
+    deleting.add(work)
+    return work
+  }
+
+  /** One sweep at a time: a timer that fires while one still runs (a large backlog) joins it. */
+  function sweep(): Promise<number> {
+    const expired = { expiresOn: { $lt: new Date().toISOString() } }
+    sweeping ??= deleteAll(DOCUMENTS_COLLECTIONS.actionRuns, expired, { expiresOn: 1 }).finally(() => {
+      sweeping = undefined
+    })
+    return sweeping
+  }
+
+  function sweepInBackground(): void {
+    sweep().catch((error: unknown) => {
       if (!closed) log.error({ err: error }, 'expired action runs could not be swept')
-    }
+    })
   }
 
   return {
@@ -561,24 +611,34 @@ function actions(
 
     async drop(definition) {
       waiting.delete(definition._id)
-      await jobs.deleteMany({ definitionId: definition._id })
-      await runs.deleteMany({ environmentId: definition._environmentId, definitionId: definition._id })
+      await deleteAll(DOCUMENTS_COLLECTIONS.actionJobs, { definitionId: definition._id })
+      await deleteAll(DOCUMENTS_COLLECTIONS.actionRuns, {
+        environmentId: definition._environmentId,
+        definitionId: definition._id,
+      })
     },
+
+    sweep,
 
     start() {
-      // `poll` and `sweep` never reject: each logs its own failure.
+      // Neither rejects: each logs its own failure.
       poller = setInterval(poll, POLL_MS).unref()
-      sweeper = setInterval(sweep, SWEEP_INTERVAL_MS).unref()
+      sweeper = setInterval(sweepInBackground, SWEEP_INTERVAL_MS).unref()
       // Jobs left by a previous process (a restart, a crash) are due already: they run now.
       setImmediate(poll)
-      setImmediate(sweep)
+      setImmediate(sweepInBackground)
     },
 
-    async close() {
+    stop() {
       closed = true
       clearInterval(poller)
       clearInterval(sweeper)
+    },
+
+    async close() {
       await Promise.all(inFlight)
+      // Each stops after its transaction in progress; the store must outlive it. A failure went to its caller.
+      await Promise.allSettled(deleting)
       await recorded()
       await engine.close()
     },
@@ -587,14 +647,17 @@ function actions(
 
 /**
  * Decorates `fastify.actions`: one script engine (workers start at the first run), the after-write dispatcher
- * (started once the server is ready, stopped on close) and the run records.
+ * (started once the server is ready, stopped as closing starts), the run records and their sweep (at start, then
+ * hourly).
  */
 export const actionsPlugin = fp<{ store: RecordStore; config: DocumentsConfig }>(
   async (fastify, { store, config }) => {
     const capability = actions(fastify, store, config, fastify.log)
-    const { start, close, ...decorated } = capability
+    const { start, stop, close, ...decorated } = capability
     fastify.decorate('actions', decorated)
     fastify.addHook('onReady', async () => start())
+    // Nothing new starts once closing does (no job claimed, no deletion's next transaction); what runs is waited for.
+    fastify.addHook('preClose', async () => stop())
     fastify.addHook('onClose', async () => close())
     // Busy is transient: a client told when to come back retries instead of failing.
     fastify.addHook('onError', async (_request, reply, error) => {
