@@ -160,6 +160,47 @@ await measure('catalog: count on the category index (1k)', (i) => catalog.count(
   min: 20,
 })
 
+// Ranges on an indexed field: about 10 matches of a number range (and 20 of the newest dates) among N records.
+const ranges = store.collection('ranges')
+await ranges.ensureIndex({ name: 'price', fields: { price: 1 } })
+await ranges.ensureIndex({ name: 'createdOn', fields: { createdOn: 1 } })
+await ranges.ensureIndex({ name: 'category_price', fields: { category: 1, price: -1 } })
+const day = Date.parse('2026-01-01')
+await seed(ranges, N, (i) => ({
+  ...record(i),
+  price: (i * 7919) % N,
+  createdOn: new Date(day + i * 60_000).toISOString(),
+}))
+const latest = new Date(day + (N - 20) * 60_000).toISOString()
+await measure(
+  'range: price in [p, p+10), limit 21',
+  (i) => ranges.find({ price: { $gte: i % N, $lt: (i % N) + 10 } }, { limit: 21 }),
+  {
+    reads: true,
+  },
+)
+await measure(
+  'range: price >= p, sort price, limit 21',
+  (i) => ranges.find({ price: { $gte: i % N } }, { sort: { price: 1 }, limit: 21 }),
+  { reads: true },
+)
+await measure(
+  'range: createdOn > the newest 20, limit 21',
+  () => ranges.find({ createdOn: { $gt: latest } }, { limit: 21 }),
+  {
+    reads: true,
+  },
+)
+await measure(
+  'range: category c, price < p, sort price -1, limit 21',
+  (i) => ranges.find({ category: `c${i % 10}`, price: { $lt: i % N } }, { sort: { price: -1 }, limit: 21 }),
+  { reads: true },
+)
+await measure('range: count price in [p, p+100)', (i) => ranges.count({ price: { $gte: i % N, $lt: (i % N) + 100 } }), {
+  reads: true,
+  min: 20,
+})
+
 if (only) {
   await store.close()
   if (!process.env.BENCH_DIR) rmSync(dir, { recursive: true, force: true })

@@ -614,6 +614,210 @@ export function recordStoreContract(t: Test, target: ContractTarget): void {
     if (reads !== undefined) t.ok(reads <= 2 * 21 + 2, `read ${reads} for a page of 21 out of 3000`)
   })
 
+  /** The `_id`s `c` and an unindexed twin holding the same records answer (the twin scans and matches each). */
+  const sameAsScan = async (
+    t: Test,
+    c: ReturnType<typeof fresh>,
+    twin: ReturnType<typeof fresh>,
+    filter: Record<string, unknown>,
+    options: { sort?: Sort; skip?: number; limit?: number } = {},
+  ) => {
+    const ids = (records: Item[]) => records.map((record) => record._id)
+    const expected = ids(await twin.find(filter, options))
+    t.same(ids(await c.find(filter, options)), expected, `${JSON.stringify(filter)} ${JSON.stringify(options)}`)
+    return expected
+  }
+
+  const twins = async (records: Item[]) => {
+    const c = fresh()
+    const twin = fresh()
+    await Promise.all(records.flatMap((record) => [c.insertOne({ ...record }), twin.insertOne({ ...record })]))
+    return { c, twin }
+  }
+
+  t.test(
+    'a range on an indexed field matches as a scan does: operators, edges, types, missing and arrays',
+    async (t) => {
+      // Numbers (negative, fractional, ties), numeric and date strings, null, missing, booleans, objects, arrays.
+      const shapes: unknown[] = [
+        -3,
+        -0.5,
+        0,
+        1,
+        5,
+        5,
+        9.5,
+        10,
+        10,
+        12,
+        19.99,
+        20,
+        20,
+        25,
+        100,
+        '5',
+        '10',
+        'abc',
+        'b',
+        '',
+        '2026-10-31T23:59:59Z',
+        '2026-11-01',
+        '2026-11-01T00:00:00Z',
+        '2026-12-24T10:00:00Z',
+        null,
+        undefined,
+        true,
+        { x: 1 },
+        [5, 25],
+        [12, 15],
+        [],
+        ['a', '2026-11-02'],
+        [30, 'z'],
+      ]
+      const records = shapes.map((v, i) => ({ _id: newObjectId(), n: i, ...(v === undefined ? {} : { v }) }) as Item)
+      const filters: Array<Record<string, unknown>> = [
+        { v: { $gt: 10 } },
+        { v: { $gte: 10 } },
+        { v: { $lt: 10 } },
+        { v: { $lte: 10 } },
+        { v: { $gte: 10, $lt: 20 } },
+        { v: { $gt: 10, $lte: 20 } },
+        { v: { $gt: -1, $lt: 0 } },
+        { v: { $gt: 20, $lt: 10 } },
+        { v: { $gt: 5, $lt: 'z' } },
+        { v: { $gte: '2026-11-01' } },
+        { v: { $gt: '2026-11-01', $lt: '2026-12' } },
+        { v: { $lt: 'b' } },
+        { v: { $gte: '' } },
+        { v: { $lte: '\u{1F600}' } },
+        { v: { $gt: 5, $ne: 10 } },
+        { v: { $gte: 5, $lt: 20 }, n: { $gt: 3 } },
+      ]
+      for (const direction of [1, -1] as const) {
+        const { c, twin } = await twins(records)
+        await c.ensureIndex({ name: 'v', fields: { v: direction } })
+        for (const filter of filters) {
+          await sameAsScan(t, c, twin, filter)
+          await sameAsScan(t, c, twin, filter, { limit: 3 })
+          await sameAsScan(t, c, twin, filter, { sort: { v: direction }, limit: 4 })
+          await sameAsScan(t, c, twin, filter, { sort: { n: -1 }, skip: 1, limit: 3 })
+          t.equal(await c.count(filter), await twin.count(filter), `count ${JSON.stringify(filter)}`)
+        }
+        // As MongoDB compares: within the bound's type, each array element on its own, never a missing field.
+        const values = async (filter: Record<string, unknown>) =>
+          (await c.find(filter, { sort: { n: 1 } })).map((item) => (item as Item & { v?: unknown }).v)
+        t.same(await values({ v: { $gte: 10, $lt: 20 } }), [10, 10, 12, 19.99, [5, 25], [12, 15]])
+        t.same(await values({ v: { $lt: 5 } }), [-3, -0.5, 0, 1])
+        t.same(await values({ v: { $gt: '2026-11-01', $lt: '2026-12' } }), [
+          '2026-11-01T00:00:00Z',
+          ['a', '2026-11-02'],
+        ])
+      }
+    },
+  )
+
+  t.test('a range of 10 in 10,000 records reads about 10 records, in any order and counted', async (t) => {
+    const c = fresh()
+    for (let i = 0; i < 10_000; i += 500) {
+      const batch: Promise<Item>[] = []
+      for (let j = i; j < i + 500; j++) {
+        batch.push(c.insertOne({ _id: newObjectId(), n: (j * 7919) % 10_000, group: `g${j % 4}` }))
+      }
+      await Promise.all(batch)
+    }
+    await c.ensureIndex({ name: 'n', fields: { n: 1 } })
+    await c.ensureIndex({ name: 'group_n', fields: { group: 1, n: -1 } })
+    const range = { n: { $gte: 5000, $lt: 5010 } }
+    const byGroup = (await c.find(range)).sort(
+      (a, b) => (b.group as string).localeCompare(a.group as string) || (a._id < b._id ? 1 : -1),
+    )
+    const cases: Array<[string, () => Promise<unknown>, unknown, number]> = [
+      [
+        'find',
+        async () => (await c.find(range)).map((item) => item.n).sort((a, b) => a - b),
+        [5000, 5001, 5002, 5003, 5004, 5005, 5006, 5007, 5008, 5009],
+        22,
+      ],
+      ['find, limit', async () => (await c.find(range, { limit: 3 })).length, 3, 16],
+      [
+        'sort served',
+        async () => (await c.find(range, { sort: { n: -1 }, limit: 3 })).map((item) => item.n),
+        [5009, 5008, 5007],
+        8,
+      ],
+      [
+        'sort not served',
+        async () => (await c.find(range, { sort: { group: -1 }, limit: 2 })).map((item) => item._id),
+        byGroup.slice(0, 2).map((item) => item._id),
+        24,
+      ],
+      ['count', () => c.count(range), 10, 12],
+      [
+        'prefix + range',
+        async () => (await c.find({ group: 'g1', n: { $gt: 9000 } }, { sort: { n: -1 }, limit: 3 })).length,
+        3,
+        8,
+      ],
+    ]
+    for (const [label, op, expected, most] of cases) {
+      const [result, reads] = await readsOf(op)
+      t.same(result, expected, label)
+      if (reads !== undefined) t.ok(reads <= most, `${label}: read ${reads} for 10 matches of 10,000`)
+    }
+  })
+
+  t.test('prefix + range on a compound index: sorts served or not, skip, limit and `after` pages', async (t) => {
+    const records = Array.from(
+      { length: 120 },
+      (_, i) =>
+        ({
+          _id: newObjectId(),
+          n: (i * 37) % 50,
+          group: i % 7 === 0 ? null : `g${i % 3}`,
+          nested: { deep: { value: i % 4 } },
+          ...(i % 11 === 0 ? { tags: [`t${i % 2}`] } : {}),
+        }) as Item,
+    )
+    const { c, twin } = await twins(records)
+    await c.ensureIndex({ name: 'group_n', fields: { group: 1, n: -1 } })
+    const filters: Array<Record<string, unknown>> = [
+      { group: 'g1', n: { $gte: 10, $lt: 40 } },
+      { group: 'g2', n: { $gt: 45 } },
+      { group: 'g0', n: { $lte: 5 }, 'nested.deep.value': 2 },
+      { group: null, n: { $gt: 20 } },
+    ]
+    const sorts: Sort[] = [{}, { n: -1 }, { n: 1 }, { group: 1, n: -1 }, { 'nested.deep.value': 1 }, { _id: -1 }]
+    for (const filter of filters) {
+      t.equal(await c.count(filter), await twin.count(filter), `count ${JSON.stringify(filter)}`)
+      for (const sort of sorts) {
+        const all = await sameAsScan(t, c, twin, filter, { sort })
+        await sameAsScan(t, c, twin, filter, { sort, skip: 2, limit: 3 })
+        const seen: string[] = []
+        let after: string | undefined
+        for (;;) {
+          const page = await c.find(filter, { sort, limit: 4, after })
+          if (page.length === 0) break
+          seen.push(...page.map((item) => item._id))
+          after = page.at(-1)?._id
+        }
+        t.same(seen, all, `${JSON.stringify(filter)} ${JSON.stringify(sort)} pages`)
+      }
+    }
+    // `after` a record outside the range pages from where it sorts: past its end, nothing; before it, the range.
+    const below = records.find((item) => item.group === 'g1' && item.n < 10) as Item
+    const above = records.find((item) => item.group === 'g1' && item.n >= 40) as Item
+    const filter = filters[0] as Record<string, unknown>
+    for (const sort of [{ n: 1 }, { n: -1 }] as Sort[]) {
+      for (const from of [below, above]) {
+        t.same(
+          (await c.find(filter, { sort, after: from._id })).map((item) => item._id),
+          (await twin.find(filter, { sort, after: from._id })).map((item) => item._id),
+          `after n ${from.n} under ${JSON.stringify(sort)}`,
+        )
+      }
+    }
+  })
+
   t.test('optimistic concurrency', async (t) => {
     const c = fresh()
     const id = newObjectId()

@@ -36,6 +36,19 @@ export function valuesKey(values: unknown[]): IndexKey {
   return values.flatMap((value) => sortKey(value))
 }
 
+/** Orders keys as ordered-binary does: part by part, numbers before strings, strings by UTF-8, a prefix first. */
+export function compareKeys(a: IndexKey, b: IndexKey): number {
+  for (let i = 0; i < Math.min(a.length, b.length); i++) {
+    const x = a[i]
+    const y = b[i]
+    if (x === y) continue
+    if (typeof x === 'string' && typeof y === 'string') return Buffer.compare(Buffer.from(x), Buffer.from(y))
+    if (typeof x !== typeof y) return typeof x === 'number' ? -1 : 1
+    return (x as number) < (y as number) ? -1 : 1
+  }
+  return a.length - b.length
+}
+
 interface Expansion {
   values: unknown[]
   /** Where along the path the first array was met (`a.b` for `{a: {b: [...]}}`); undefined without one. */

@@ -5,7 +5,7 @@ import { compileFilter, type Matcher } from '../match.js'
 import type { Filter } from '../port.js'
 import { getPath, sortKey, type SortField } from '../sort-order.js'
 import { idOfKey, recordKey, recordPrefix, type Engine, type LiveIndex } from './engine.js'
-import { KEY_END, keyedByValues, partialMatcher, valuesKey, type IndexKey } from './index-keys.js'
+import { compareKeys, KEY_END, keyedByValues, partialMatcher, valuesKey, type IndexKey } from './index-keys.js'
 import { pathInText } from './json-fields.js'
 import { Row } from './row.js'
 import { TopK, valuesOrder, type SortValues } from './top-k.js'
@@ -33,6 +33,12 @@ const CHECK_EVERY = 64
  * bench's filter + sort on 400 candidates, 50 callers: p99 250 ms with the time slice, 160 ms without it).
  */
 const BOUNDED_READS = 4096
+
+/**
+ * What reading an index entry costs against reading and matching a record, to choose between an index's
+ * candidates and the primary key under the `_id` order (see `findSteps`).
+ */
+const ENTRY_COST = 0.1
 
 /** Decides when a plan pauses; never, for a plan run inside a write. */
 export class Pacer {
@@ -160,11 +166,87 @@ function equalities(filter: Filter): Map<string, Scalar> {
   return terms
 }
 
+/** One side of a range: the bound's `[tag, value]` as keyed. */
+interface Bound {
+  key: [number, number | string]
+  inclusive: boolean
+}
+
+/** A top-level `field: {$gt.., $lt..}` term: the bounds an index can seek on. */
+interface RangeTerm {
+  low?: Bound
+  high?: Bound
+  /** The term is these bounds and nothing else: the index range holds exactly its matches. */
+  exact: boolean
+}
+
+const LOWER = new Set(['$gt', '$gte'])
+const UPPER = new Set(['$lt', '$lte'])
+
+/**
+ * A bound whose key orders values as the comparison does. Mongo's `$lt`/`$gt` compare within one type (a number
+ * bound matches numbers only, a string one strings only), as the keys' `[tag, value]` ranges do. Strings are
+ * keyed in UTF-8 order (Mongo's); mingo compares UTF-16 units, which agree with it against a bound without a
+ * unit from U+D800 up, so only such strings bound a range. No NaN or infinities (NaN is keyed as -Infinity).
+ */
+function boundKey(value: unknown): Bound['key'] | undefined {
+  if (typeof value === 'number' && Number.isFinite(value)) return sortKey(value)
+  if (typeof value === 'string' && !/[\ud800-\uffff]/.test(value)) return sortKey(value)
+  return undefined
+}
+
+/** The filter's range terms by path; a term with other operators beside its bounds still narrows, inexactly. */
+function rangeTerms(filter: Filter): Map<string, RangeTerm> {
+  const terms = new Map<string, RangeTerm>()
+  for (const [path, condition] of Object.entries(filter)) {
+    if (path.startsWith('$') || condition === null || typeof condition !== 'object' || Array.isArray(condition)) {
+      continue
+    }
+    const operators = Object.entries(condition as Record<string, unknown>)
+    if (operators.some(([operator]) => !operator.startsWith('$'))) continue
+    const term: RangeTerm = { exact: true }
+    for (const [operator, value] of operators) {
+      const side = LOWER.has(operator) ? 'low' : UPPER.has(operator) ? 'high' : undefined
+      const key = side && boundKey(value)
+      if (!side || !key || term[side]) {
+        term.exact = false
+        continue
+      }
+      term[side] = { key, inclusive: operator === '$gte' || operator === '$lte' }
+    }
+    // Bounds of two types match nothing; the lower one alone narrows the candidates (each re-checked).
+    if (term.low && term.high && term.low.key[0] !== term.high.key[0]) {
+      delete term.high
+      term.exact = false
+    }
+    if (term.low || term.high) terms.set(path, term)
+  }
+  return terms
+}
+
+/**
+ * The keys from `low` (inclusive) to `high` (exclusive) of a range past `prefix` (index id and equality values).
+ * A missing side runs to the end of the bound's type; `KEY_END` after a value passes over every key holding it.
+ */
+function rangeBounds(prefix: IndexKey, { low, high }: RangeTerm): [IndexKey, IndexKey] {
+  const tag = ((low ?? high) as Bound).key[0]
+  return [
+    low ? (low.inclusive ? [...prefix, ...low.key] : [...prefix, ...low.key, KEY_END]) : [...prefix, tag],
+    high ? (high.inclusive ? [...prefix, ...high.key, KEY_END] : [...prefix, ...high.key]) : [...prefix, tag + 1],
+  ]
+}
+
 interface IndexPlan {
   index: LiveIndex
   /** The equality prefix's values (without the index id). */
   prefix: IndexKey
   prefixFields: string[]
+  /** The keys to read, `[low, high)`: the prefix's, or a range on the field after it. */
+  bounds: [IndexKey, IndexKey]
+  /** Bounds on the field after the prefix narrow the candidates. */
+  ranged: boolean
+  /** Every term of the filter is answered by the bounds: the candidates are the matches (no re-check). */
+  exact: boolean
   /** The index order is the requested order: page straight off the index. */
   ordered: boolean
   reverse: boolean
@@ -174,16 +256,26 @@ interface IndexPlan {
 
 /**
  * A partial index serves a query only when the query's equalities alone imply the partial filter (an
- * equality on a value implies `$exists: true`). A `null` equality also matches missing fields, which a
- * partial index may have left out.
+ * equality on a value implies `$exists: true`), or its range implies `{ [ranged]: { $exists: true } }` (a range
+ * matches only values of its type). A `null` equality also matches missing fields, which a partial index may
+ * have left out.
  */
-function impliesPartial(index: LiveIndex, eq: Map<string, Scalar>): boolean {
+function impliesPartial(index: LiveIndex, eq: Map<string, Scalar>, ranged?: string): boolean {
   const { spec } = index
   const { partial } = spec
   if (!partial) return true
-  if (Object.keys(partial).some((path) => path.startsWith('$') || !eq.has(path) || eq.get(path) === null)) return false
+  const exists = (path: string): boolean =>
+    path === ranged && JSON.stringify(partial[path]) === JSON.stringify({ $exists: true })
+  if (
+    Object.keys(partial).some(
+      (path) => path.startsWith('$') || ((!eq.has(path) || eq.get(path) === null) && !exists(path)),
+    )
+  ) {
+    return false
+  }
   const probe: Record<string, unknown> = {}
   for (const [path, value] of eq) probe[path] = value
+  if (ranged !== undefined) probe[ranged] = true
   return partialMatcher(spec).test(probe)
 }
 
@@ -213,13 +305,25 @@ export interface RowPageOptions extends Omit<PageOptions, 'after'> {
   after?: Row
 }
 
-function planIndex(indexes: LiveIndex[], filter: Filter, sort: SortField[]): IndexPlan | undefined {
-  const eq = equalities(filter)
+/** How much a plan narrows the candidates: its equality prefix, then a range after it. */
+const narrowness = (plan: IndexPlan): number => 2 * plan.prefixFields.length + (plan.ranged ? 1 : 0)
+
+/** The plan that narrows most among `plans`; ties keep the first index. */
+function narrowest(plans: IndexPlan[]): IndexPlan | undefined {
   let best: IndexPlan | undefined
-  let bestScore = -1
+  for (const plan of plans) if (!best || narrowness(plan) > narrowness(best)) best = plan
+  return best
+}
+
+/** A plan on each index that narrows the filter's candidates or whose order serves the sort. */
+function planIndexes(indexes: LiveIndex[], filter: Filter, sort: SortField[]): IndexPlan[] {
+  const eq = equalities(filter)
+  const ranges = rangeTerms(filter)
+  const paths = Object.keys(filter)
+  const plans: IndexPlan[] = []
   for (const index of indexes) {
     // Keys cannot mirror an opaque index's arrays (arrays of arrays, numeric segments into arrays).
-    if (index.opaque === true || !impliesPartial(index, eq)) continue
+    if (index.opaque === true) continue
     // On an array path, an index key is one element: equality on a scalar finds the records holding it, but
     // `null` also matches missing fields and sorting compares whole arrays, so neither can use those keys.
     const multikeyPaths = new Set(index.multikeyPaths ?? [])
@@ -229,6 +333,12 @@ function planIndex(indexes: LiveIndex[], filter: Filter, sort: SortField[]): Ind
       if (!eq.has(path) || (eq.get(path) === null && multikeyPaths.has(path))) break
       prefixFields.push(path)
     }
+    const rangeField = fields[prefixFields.length]
+    let term = rangeField === undefined ? undefined : ranges.get(rangeField)
+    if (!impliesPartial(index, eq, term && rangeField)) continue
+    // On an array path each bound may hold for another element (`[5, 25]` matches `{$gt: 10, $lt: 20}`):
+    // one bound finds every match.
+    if (term?.low && term.high && multikeyPaths.has(rangeField as string)) term = { low: term.low, exact: false }
     // Past the equality prefix, index keys run in the order of the remaining fields, then `_id`.
     const rest = [...fields.slice(prefixFields.length), '_id']
     const wanted = sort.filter(({ path }) => !prefixFields.includes(path))
@@ -237,31 +347,28 @@ function planIndex(indexes: LiveIndex[], filter: Filter, sort: SortField[]): Ind
       wanted.length === rest.length &&
       wanted.every(({ path, direction: d }, i) => path === rest[i] && d === direction) &&
       sort.every(({ path }) => !multikeyPaths.has(path))
-    if (prefixFields.length === 0 && !ordered) continue
+    if (prefixFields.length === 0 && !term && !ordered) continue
+    const prefix = valuesKey(prefixFields.map((path) => eq.get(path)))
+    const start = [index.id, ...prefix]
     const plan: IndexPlan = {
       index,
-      prefix: valuesKey(prefixFields.map((path) => eq.get(path))),
+      prefix,
       prefixFields,
-      ordered,
+      bounds: term ? rangeBounds(start, term) : [start, [...start, KEY_END]],
+      ranged: term !== undefined,
+      exact: paths.every((path) => prefixFields.includes(path) || (path === rangeField && term?.exact === true)),
+      // lmdb's range ends are exclusive: a walk down a unique index could not end on (or start past) a key equal
+      // to a bound, which its last field's range may hold; that case takes the heap instead.
+      ordered: ordered && !(term && direction === -1 && keyedByValues(index) && rangeField === fields.at(-1)),
       reverse: direction === -1,
       dedupe: fields.some((path) => multikeyPaths.has(path) && !prefixFields.includes(path)),
     }
-    const score = (ordered ? 1000 : 0) + prefixFields.length
-    if (score > bestScore) {
-      best = plan
-      bestScore = score
-    }
+    plans.push(plan)
   }
-  return best
+  return plans
 }
 
 const ID_ORDER: SortField[] = [{ path: '_id', direction: 1 }]
-
-/** Whether every term of the filter is an equality the plan's index prefix answers exactly. */
-function answeredByIndex(filter: Filter, plan: IndexPlan): boolean {
-  const paths = Object.keys(filter)
-  return paths.length === plan.prefixFields.length && paths.every((path) => plan.prefixFields.includes(path))
-}
 
 /**
  * The row's values of the sort's fields, as `SortValues`: read from its text (no decoding) unless `decoded`
@@ -311,16 +418,10 @@ function averageSize(engine: Engine, collectionId: number): number {
   return count === 0 ? 0 : bytes / count
 }
 
-/** The range of the plan's prefix in its index, `[low, high]`. */
-function prefixRange(plan: IndexPlan): [IndexKey, IndexKey] {
-  const low = [plan.index.id, ...plan.prefix]
-  return [low, [...low, KEY_END]]
-}
-
 /**
- * Counts matching records: `{}` from the collection's size (one read), a filter of equalities an index prefix
- * answers from the index entries alone (no record is read), anything else by matching records, refused when
- * the records to match exceed the budget.
+ * Counts matching records: `{}` from the collection's size (one read), a filter an index's bounds answer (an
+ * equality prefix, a range after it) from the index entries alone (no record is read), anything else by matching
+ * records (an index's candidates, else every record), refused when the records to match exceed the budget.
  */
 export function* countSteps(engine: Engine, collection: string, filter: Filter, pacer: Pacer): Steps<number> {
   const meta = engine.collection(collection)
@@ -329,13 +430,13 @@ export function* countSteps(engine: Engine, collection: string, filter: Filter, 
     engine.stats.reads++
     return engine.size(meta.id).count
   }
-  const plan = planIndex(usable(meta.indexes), filter, ID_ORDER)
+  const plan = narrowest(planIndexes(usable(meta.indexes), filter, ID_ORDER).filter((p) => narrowness(p) > 0))
   const budget = new Budget(
     engine.queryBudget,
     () => `count of this filter over this many records needs an index on ${suggestedIndex(filter, [])}`,
   )
-  if (!plan || !answeredByIndex(filter, plan)) {
-    const candidates = plan ? prefixRange(plan) : undefined
+  if (!plan || !plan.exact) {
+    const candidates = plan?.bounds
     budget.check(
       candidates
         ? engine.entries.getKeysCount({ start: candidates[0], end: candidates[1] }) * averageSize(engine, meta.id)
@@ -352,7 +453,7 @@ export function* countSteps(engine: Engine, collection: string, filter: Filter, 
     }
     return count
   }
-  const [start, end] = prefixRange(plan)
+  const [start, end] = plan.bounds
   if (!plan.dedupe) {
     const count = engine.entries.getKeysCount({ start, end })
     engine.stats.reads += count
@@ -560,7 +661,7 @@ export function* findSteps(
       return { values, row }
     }
     // The range's candidates with their values, as read at this stamp: the whole range again costs no read.
-    const rangeKey = `${plan.index.id} ${JSON.stringify(plan.prefix)} ${sort.map(({ path }) => path).join(' ')}`
+    const rangeKey = `${JSON.stringify([low, high])} ${sort.map(({ path }) => path).join(' ')}`
     const kept = engine.sortValues.range(collectionId, stamp, rangeKey)
     if (kept) {
       for (const { id, values } of kept) if (!past || order(values, past) > 0) top.offer({ id, row: undefined }, values)
@@ -608,13 +709,31 @@ export function* findSteps(
     return sortInMemory(matching, { ...options, after: after?.record }, recordOf)
   }
 
-  const plan = planIndex(usable(meta.indexes), filter, sort)
   const idOrder = sort.length === 1 && sort[0]?.path === '_id'
-  // Under the `_id` order, a page off the primary key reads about `skip + limit` records too; an unordered
-  // index plan would read every candidate, so it only pays when every match is wanted anyway.
-  if (idOrder && !(plan && (plan.ordered || options.limit === undefined))) {
-    return yield* take(scan(engine, collectionId, sort[0]?.direction === -1, after?.id, pacer))
+  const plans = planIndexes(usable(meta.indexes), filter, sort)
+  const narrowing = narrowest(plans.filter((p) => !p.ordered && narrowness(p) > 0))
+  const walk = narrowest(plans.filter((p) => p.ordered))
+  /**
+   * A walk in the sort's order (an index's; the primary key's under the `_id` order) reads about `skip + limit`
+   * records when it narrows the filter too, and is then the plan. When it does not, it reads records until
+   * `wanted` match, and an index narrowing the filter reads every candidate (only its entry, when its bounds
+   * answer the filter). That pays when every match is wanted, or when its candidates cost less than the records
+   * the walk would read were the matches spread evenly along it: `wanted` of every `records / candidates` (a date
+   * range clustered at the end of the `_id` order does better still).
+   */
+  const narrowingPays = ({ exact, bounds: [start, end] }: IndexPlan): boolean => {
+    if (wanted === Infinity) return true
+    const candidates = engine.entries.getKeysCount({ start, end })
+    const cost = exact && pacer.pauses ? ENTRY_COST : 1
+    return candidates * candidates * cost <= wanted * engine.size(collectionId).count
   }
+  const plan =
+    walk && narrowness(walk) > 0
+      ? walk
+      : narrowing && (!(walk || idOrder) || narrowingPays(narrowing))
+        ? narrowing
+        : walk
+  if (idOrder && !plan) return yield* take(scan(engine, collectionId, sort[0]?.direction === -1, after?.id, pacer))
 
   if (!plan) {
     return yield* inMemory(
@@ -623,14 +742,12 @@ export function* findSteps(
     )
   }
 
-  const [low, high] = prefixRange(plan)
+  const [low, high] = plan.bounds
+  // Entries and records are read in one snapshot, so when the bounds answer the filter every candidate matches.
+  const { exact } = plan
   // An estimate from the range's size, when the index answers the filter (every entry is a match).
   const estimate = (): number =>
-    answeredByIndex(filter, plan)
-      ? engine.entries.getKeysCount({ start: low, end: high }) * averageSize(engine, collectionId)
-      : 0
-  // Entries and records are read in one snapshot, so when the prefix answers the filter every candidate matches.
-  const exact = answeredByIndex(filter, plan)
+    exact ? engine.entries.getKeysCount({ start: low, end: high }) * averageSize(engine, collectionId) : 0
   if (!plan.ordered) {
     if (exact && pacer.pauses && wanted !== Infinity) return yield* rankedEntries(plan, [low, high])
     return yield* ranked(load(engine, collectionId, plan, [low, high], false, pacer), exact, estimate)
@@ -667,11 +784,20 @@ export function* findSteps(
   )
   if (!afterInRange) return yield* ranked(load(engine, collectionId, plan, [low, high], false, pacer), exact, estimate)
   const values = [
-    ...low,
+    plan.index.id,
+    ...plan.prefix,
     ...valuesKey(fields.slice(plan.prefixFields.length).map((path) => getPath(afterRecord, path))),
   ]
   const from = keyedByValues(plan.index) ? values : [...values, after.id]
-  return yield* plan.reverse
-    ? take(load(engine, collectionId, plan, [from, low], true, pacer, after.id), exact)
-    : take(load(engine, collectionId, plan, [from, high], false, pacer, after.id), exact)
+  // Within a range, the walk starts at `after` or at the range's near end, whichever comes later.
+  if (plan.reverse) {
+    if (compareKeys(from, low) < 0) return []
+    return yield* compareKeys(from, high) < 0
+      ? take(load(engine, collectionId, plan, [from, low], true, pacer, after.id), exact)
+      : take(load(engine, collectionId, plan, [high, low], true, pacer), exact)
+  }
+  if (compareKeys(from, high) >= 0) return []
+  return yield* compareKeys(from, low) >= 0
+    ? take(load(engine, collectionId, plan, [from, high], false, pacer, after.id), exact)
+    : take(load(engine, collectionId, plan, [low, high], false, pacer), exact)
 }
