@@ -7,7 +7,7 @@ export interface SweepCandidate {
 }
 
 export interface ChunkedSweep {
-  /** Up to `limit` of the records left to delete, read through an index: a deleted one is no longer found. */
+  /** Up to `limit` of the records left to delete, in order, through an index: a deleted one is no longer found. */
   read(limit: number): Promise<readonly SweepCandidate[]>
   /** Deletes those of `ids` that still qualify (a record may have changed since it was read), in one transaction. */
   remove(ids: string[]): Promise<number>
@@ -17,9 +17,15 @@ export interface ChunkedSweep {
   stopped(): boolean
   /** Records per read and per transaction at most (500). */
   records?: number
-  /** Record text per transaction at most (1 MiB; one record at least). */
+  /** Record text per transaction at most (1 MiB; one record at least), and about that much per read. */
   bytes?: number
 }
+
+/**
+ * Records of the first read: sizes are unknown until then, and a read runs in one go (500 records of 20 kB held
+ * the embedded store's event loop 63 ms). Later reads take as many as fit in `bytes` at the last one's average.
+ */
+const FIRST_READ = 16
 
 /** `candidates` in order, cut where a group would pass `records` records or `bytes` of text. */
 function* groups(candidates: readonly SweepCandidate[], records: number, bytes: number): Generator<string[]> {
@@ -41,9 +47,9 @@ function* groups(candidates: readonly SweepCandidate[], records: number, bytes: 
  * Deletes every record `read` finds, in bounded transactions, giving the event loop a turn after each; resolves to
  * how many went. One `deleteMany` over an unbounded set is one write that holds the event loop until every match
  * is found and deleted (the embedded store: 0.9-1.5 s for 20,000 small records, up to 6.6 s for large ones); each
- * deletion here decodes its record, so a transaction is bounded in text as well as in records. Ends after a short
- * read, after a full one none of which could go (each changed since), or once `stopped`, after the transaction in
- * progress.
+ * deletion here decodes its record, so a transaction (and a read) is bounded in text as well as in records. Ends
+ * after a short read, after a full one none of which could go (each changed since), or once `stopped`, after the
+ * transaction in progress.
  */
 export async function sweepInChunks({
   read,
@@ -54,9 +60,10 @@ export async function sweepInChunks({
   bytes = 1024 * 1024,
 }: ChunkedSweep): Promise<number> {
   let swept = 0
+  let limit = Math.min(records, FIRST_READ)
   let more = !stopped()
   while (more) {
-    const candidates = await read(records)
+    const candidates = await read(limit)
     const before = swept
     let conflicted = false
     for (const ids of groups(candidates, records, bytes)) {
@@ -69,7 +76,9 @@ export async function sweepInChunks({
       }
       await turn()
     }
-    more = !stopped() && (conflicted || (candidates.length === records && swept > before))
+    more = !stopped() && (conflicted || (candidates.length === limit && swept > before))
+    const text = candidates.reduce((sum, { json }) => sum + json.length, 0)
+    if (text > 0) limit = Math.max(1, Math.min(records, Math.floor((bytes * candidates.length) / text)))
   }
   return swept
 }

@@ -49,13 +49,25 @@ t.test('a transaction ends before `bytes` of record text, with one record at lea
   const { stored, transactions, sweep } = fakeStore(7, 40)
   stored.set('r0002', 'x'.repeat(500))
   t.equal(await sweepInChunks({ ...sweep, stopped: () => false, records: 5, bytes: 100 }), 7)
-  t.same(transactions, [['r0000', 'r0001'], ['r0002'], ['r0003', 'r0004'], ['r0005', 'r0006']])
+  t.same(transactions, [['r0000', 'r0001'], ['r0002'], ['r0003', 'r0004'], ['r0005'], ['r0006']])
+})
+
+t.test('the first read takes 16 records; each next one about `bytes` of text at the last average', async (t) => {
+  const { stored, reads, transactions, sweep } = fakeStore(1200, 100)
+  for (let i = 0; i < 16; i++) stored.set(`r${String(i).padStart(4, '0')}`, 'x'.repeat(20_000))
+  t.equal(await sweepInChunks({ ...sweep, stopped: () => false, bytes: 50_000 }), 1200)
+  // 16 of 20 kB: 2 a transaction, and 2 in the next read (it finds small ones); then 500, the most.
+  t.same(reads, [16, 2, 500, 500, 500])
+  t.same(
+    transactions.map((ids) => ids.length),
+    [2, 2, 2, 2, 2, 2, 2, 2, 2, 500, 500, 182],
+  )
 })
 
 t.test('nothing to delete: one read, no transaction', async (t) => {
   const { transactions, reads, sweep } = fakeStore(0)
   t.equal(await sweepInChunks({ ...sweep, stopped: () => false }), 0)
-  t.same(reads, [500], '500 records a read by default')
+  t.same(reads, [16])
   t.same(transactions, [])
 })
 

@@ -1,6 +1,6 @@
 import t from 'tap'
 import { Value } from '@sinclair/typebox/value'
-import type { RecordStore, Transaction } from '@quire/records'
+import type { Collection, RecordStore, Transaction } from '@quire/records'
 import { createServer } from '@quire/service-kit'
 import { testResources } from '@quire/testing'
 import {
@@ -17,8 +17,8 @@ const HOUR = 60 * 60 * 1000
 const iso = (ms: number) => new Date(ms).toISOString()
 
 /**
- * The plugin alone on a fresh store, not ready yet (its sweep at start would race the test's own calls). Every
- * transaction is counted, and `hold(n)` makes the nth wait until released.
+ * The plugin alone on a fresh store, not ready yet (its sweep at start would race the test's own calls).
+ * `deletions` lists, for each transaction since, how many records it deleted.
  */
 async function build(t: TestContext) {
   const { store } = await testResources(t)
@@ -26,16 +26,31 @@ async function build(t: TestContext) {
   const app = createServer({ logLevel: 'silent' })
   await app.register(actionsPlugin, { store, config: Value.Default(DocumentsConfigSchema, {}) as DocumentsConfig })
   t.teardown(() => app.close())
-  const transactions = { count: 0 }
+  const deletions: number[] = []
   const transaction = store.transaction.bind(store)
-  store.transaction = (work) => {
-    transactions.count++
-    return transaction(work)
-  }
+  store.transaction = (work) =>
+    transaction((tx) => {
+      const index = deletions.push(0) - 1
+      const counting = (collection: Collection): Collection =>
+        new Proxy(collection, {
+          get(target, property) {
+            if (property !== 'deleteOne') {
+              const value: unknown = Reflect.get(target, property, target)
+              return typeof value === 'function' ? value.bind(target) : value
+            }
+            return async (...args: Parameters<Collection['deleteOne']>) => {
+              const deleted = await target.deleteOne(...args)
+              if (deleted) deletions[index]!++
+              return deleted
+            }
+          },
+        })
+      return work({ collection: (name: string) => counting(tx.collection(name)) } as Transaction)
+    })
   return {
     app,
     store,
-    transactions,
+    deletions,
     runs: DOCUMENTS_COLLECTIONS.actionRuns.in(store),
     jobs: DOCUMENTS_COLLECTIONS.actionJobs.in(store),
   }
@@ -95,13 +110,13 @@ const jobsIn = (tx: Transaction) => DOCUMENTS_COLLECTIONS.actionJobs.in(tx)
 const id = (prefix: string, i: number) => `${prefix}${String(i).padStart(24 - prefix.length, '0')}`
 
 t.test('runs past their retention are swept to the end, 500 a transaction; the others stay', async (t) => {
-  const { store, runs, transactions, app } = await build(t)
+  const { store, runs, deletions, app } = await build(t)
   await seed(store, runsIn, 1234, (i) => run(id('a', i), 'd1', Date.now() - HOUR))
   await seed(store, runsIn, 3, (i) => run(id('b', i), 'd1', Date.now() + HOUR))
-  transactions.count = 0
+  deletions.length = 0
 
   t.equal(await app.actions.sweep(), 1234, 'every expired run')
-  t.equal(transactions.count, 3, 'in three transactions (500, 500, 234)')
+  t.same(deletions, [16, 500, 500, 218], 'a first read of 16, then 500 a transaction')
   t.same(
     (await runs.find({})).map((each) => each._id),
     [id('b', 0), id('b', 1), id('b', 2)],
@@ -111,17 +126,17 @@ t.test('runs past their retention are swept to the end, 500 a transaction; the o
 })
 
 t.test("a definition's drop deletes all its jobs and runs, past one chunk; another's stay", async (t) => {
-  const { store, runs, jobs, transactions, app } = await build(t)
+  const { store, runs, jobs, deletions, app } = await build(t)
   await seed(store, jobsIn, 1100, (i) => job(id('a', i), 'd1'))
   await seed(store, runsIn, 1100, (i) => run(id('a', i), 'd1', Date.now() + HOUR))
   await seed(store, jobsIn, 2, (i) => job(id('b', i), 'd2'))
   await seed(store, runsIn, 2, (i) => run(id('b', i), 'd2', Date.now() + HOUR))
   // Another environment's runs, under the same definition id: not the dropped definition's.
   await seed(store, runsIn, 2, (i) => run(id('c', i), 'd1', Date.now() + HOUR, 'env_b'))
-  transactions.count = 0
+  deletions.length = 0
 
   await app.actions.drop({ _id: 'd1', _environmentId: 'env_a' })
-  t.equal(transactions.count, 6, 'in transactions of at most 500 (3 of jobs, 3 of runs)')
+  t.same(deletions, [16, 500, 500, 84, 16, 500, 500, 84], 'the jobs, then the runs, at most 500 a transaction')
   t.same(
     (await jobs.find({})).map((each) => each._id),
     [id('b', 0), id('b', 1)],
@@ -136,7 +151,7 @@ t.test('closing stops the sweep at start after its transaction in progress, and 
   const { app, store, runs } = await build(t)
   await seed(store, runsIn, 1200, (i) => run(id('a', i), 'd1', Date.now() - HOUR))
 
-  // The sweep's second transaction (runs 501 to 1000) waits until the app is closing.
+  // The sweep's second transaction (runs 17 to 516) waits until the app is closing.
   let entered: () => void = () => undefined
   const secondEntered = new Promise<void>((resolve) => (entered = resolve))
   let release: () => void = () => undefined
@@ -155,8 +170,8 @@ t.test('closing stops the sweep at start after its transaction in progress, and 
 
   await app.ready()
   await secondEntered
-  t.equal(await runs.count({}), 700, 'the first transaction went')
+  t.equal(await runs.count({}), 1184, 'the first transaction (16 runs) went')
   await app.close()
   t.equal(count, 2, 'no transaction after closing began')
-  t.equal(await runs.count({}), 200, 'the transaction in progress went; the rest stays')
+  t.equal(await runs.count({}), 684, 'the transaction in progress went; the rest stays')
 })
