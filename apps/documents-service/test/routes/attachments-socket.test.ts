@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto'
+import { connect } from 'node:net'
 import t from 'tap'
-import { build, createDefinition, createDocument } from '../helper.js'
+import { build, createDefinition, createDocument, documentsOf, getDocument } from '../helper.js'
 import { attachmentsOf, filesUnder, storedObjects } from '../attachments-helper.js'
 
 const MB = 1024 * 1024
@@ -88,5 +89,50 @@ t.test(
     t.equal(large.statusCode, 400)
     t.equal(large.headers.connection, 'close')
     t.equal(large.json().error, 'invalid_value_path')
+  },
+)
+
+t.test(
+  'over a real socket, a refused upload reads on until the client closes, and runs nothing sent behind it',
+  async (t) => {
+    const world = await build(t)
+    const { server, as } = world
+    await createDefinition(server, as.admin, { name: 'orders' })
+    const document = await createDocument(server, as.member, 'orders', { title: 'not a list' })
+    const address = new URL(await server.listen({ port: 0, host: '127.0.0.1' }))
+    const headers = Object.entries(as.member).map(([name, value]) => `${name}: ${value}\r\n`)
+    // Refused before its body is read (a bad valuePath), past the drain limit: answered, then the connection closes.
+    // 12 MiB is more than the socket buffers hold: it all goes through only if the server reads on after answering.
+    const refused = [
+      `POST ${attachmentsOf('orders', document._id)}?valuePath=title.0 HTTP/1.1\r\n`,
+      `host: ${address.host}\r\n`,
+      ...headers,
+      'content-type: multipart/form-data; boundary=quire\r\n',
+      `content-length: ${12 * MB}\r\n\r\n`,
+    ].join('')
+    const behind = [
+      `DELETE ${documentsOf('orders')}/${document._id} HTTP/1.1\r\n`,
+      `host: ${address.host}\r\n`,
+      ...headers,
+    ]
+    const socket = connect(Number(address.port), address.hostname)
+    const received: Buffer[] = []
+    socket.on('data', (data: Buffer) => received.push(data))
+    const closed = new Promise<Error | undefined>((resolve) => {
+      socket.once('error', resolve)
+      socket.once('close', () => resolve(undefined))
+    })
+    socket.write(refused)
+    socket.write(Buffer.alloc(12 * MB, 1))
+    socket.write(`${behind.join('')}\r\n`)
+    t.equal(await closed, undefined, 'the connection closed without a reset')
+    const answers = Buffer.concat(received)
+      .toString()
+      .split(/^HTTP\/1\.1 /m)
+      .slice(1)
+    t.equal(answers.length, 1, 'one answer')
+    t.match(answers[0], /^400 .*\r\nconnection: close\r\n/is)
+    t.match(answers[0], /"error":"invalid_value_path"/)
+    t.equal((await getDocument(server, as.member, 'orders', document._id))._id, document._id, 'the document is there')
   },
 )
