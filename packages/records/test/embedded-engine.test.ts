@@ -149,6 +149,12 @@ t.test('the query budget refuses what would hold too much, up front where counts
   t.equal((await items.find({ category: 'c1' }, { sort: { score: 1 }, limit: 20 })).length, 20, 'indexed: answered')
   t.equal((await items.find({}, { sort: { score: 1 }, limit: 20 })).length, 20)
   t.equal(await items.count({ category: 'c1' }), 200)
+  t.equal(await items.count({ score: { $gt: 10 } }), 1978, 'a range the index answers is counted from its entries')
+  const wide = await refusal(items.count({ score: { $gte: 0 }, n: { $gte: 0 } }))
+  t.match(wide.message, 'an index on { score: 1, n: 1 }')
+  t.ok(wide.reads <= 1, `refused from the range's size, ${wide.reads} reads`)
+  t.equal(await items.count({ score: { $lt: 10 }, n: { $gte: 1000 } }), 10, "only the range's candidates count")
+  t.equal((await items.find({ score: { $lt: 10 }, n: { $gte: 1000 } }, { sort: { n: 1 } })).length, 10)
 })
 
 t.test(

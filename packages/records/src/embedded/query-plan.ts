@@ -36,7 +36,9 @@ const BOUNDED_READS = 4096
 
 /**
  * What reading an index entry costs against reading and matching a record, to choose between an index's
- * candidates and the primary key under the `_id` order (see `findSteps`).
+ * candidates and a walk in the sort's order (see `findSteps`). Measured on the bench's store (records of about
+ * 300 bytes): an entry's key read alone 0.4 µs of CPU, a candidate read and matched 7 µs; 0.1 leaves room for
+ * the heap's own work per entry.
  */
 const ENTRY_COST = 0.1
 
