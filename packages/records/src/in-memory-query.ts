@@ -1,7 +1,6 @@
 import { find as mingoFind } from 'mingo'
-import { afterFilter } from './keyset.js'
 import { compileFilter } from './match.js'
-import { compareRecords, type SortField } from './sort-order.js'
+import { compareSortOperands, sortOperands, type SortField } from './sort-order.js'
 import type { Filter, Projection, StoredRecord } from './port.js'
 
 export interface PageOptions {
@@ -27,17 +26,24 @@ export function pageInMemory<C>(
   return sortInMemory(matching, options, recordOf)
 }
 
-/** Pages and orders matches: those past `after` under the sort, then `skip` and `limit`. */
+/**
+ * Pages and orders matches: those past `after` under the sort, then `skip` and `limit`. Each candidate's sort
+ * operands are read once; `after` is compared with them, so it pages exactly as the sort orders (an array's
+ * operand is one of its elements, which no `$gt`/`$lt` filter can name).
+ */
 export function sortInMemory<C>(matching: C[], options: PageOptions, recordOf: (candidate: C) => StoredRecord): C[] {
-  let past = matching
-  if (options.after) {
-    const later = compileFilter(afterFilter(options.sort, options.after))
-    past = matching.filter((candidate) => later.test(recordOf(candidate)))
+  const { sort, after } = options
+  const compare = compareSortOperands(sort)
+  let keyed = matching.map((candidate) => ({ candidate, operands: sortOperands(sort, recordOf(candidate)) }))
+  if (after) {
+    const past = sortOperands(sort, after)
+    keyed = keyed.filter(({ operands }) => compare(operands, past) > 0)
   }
-  const compare = compareRecords(options.sort)
-  past.sort((a, b) => compare(recordOf(a), recordOf(b)))
+  keyed.sort((a, b) => compare(a.operands, b.operands))
   const start = options.skip ?? 0
-  return past.slice(start, options.limit === undefined ? undefined : start + options.limit)
+  return keyed
+    .slice(start, options.limit === undefined ? undefined : start + options.limit)
+    .map(({ candidate }) => candidate)
 }
 
 /** A projection's paths as a tree: `true` at a projected path's last segment. */

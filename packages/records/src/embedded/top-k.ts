@@ -1,33 +1,32 @@
-import type { SortField } from '../sort-order.js'
+import { compareOperands, compareText, sortOperand, TypeTag, type Operand, type SortField } from '../sort-order.js'
 
 /** A candidate's values of the sort's fields, each as `sortKey` gives it, flattened: `[tag, key, tag, key, ...]`. */
 export type SortValues = Array<number | string>
 
-/** Strings in UTF-8 byte order, as `compareValues` and the index keys order them, without encoding them. */
-function compareText(a: string, b: string): number {
-  const length = Math.min(a.length, b.length)
-  for (let i = 0; i < length; i++) {
-    const x = a.charCodeAt(i)
-    const y = b.charCodeAt(i)
-    if (x === y) continue
-    // Below the surrogates, UTF-16 units order as code points do (and so as UTF-8 bytes do).
-    if (x < 0xd800 && y < 0xd800) return x - y
-    return Buffer.compare(Buffer.from(a), Buffer.from(b))
-  }
-  return a.length - b.length
-}
-
-/** The order `compareRecords(fields)` gives, on values read with `valuesOf`. */
+/**
+ * The order `sortInMemory` gives, on values read as `SortValues`. An array's key is its JSON text; which of its
+ * elements the sort compares depends on the field's direction, so it is parsed here, once per candidate's values.
+ */
 export function valuesOrder(fields: SortField[]): (a: SortValues, b: SortValues) => number {
+  const parsed = new WeakMap<SortValues, Operand[]>()
+  const operand = (values: SortValues, i: number): Operand => {
+    if (values[2 * i] !== TypeTag.array) return [values[2 * i] as number, values[2 * i + 1] as number | string]
+    let operands = parsed.get(values)
+    if (!operands) parsed.set(values, (operands = []))
+    return (operands[i] ??= sortOperand(JSON.parse(values[2 * i + 1] as string), (fields[i] as SortField).direction))
+  }
   return (a, b) => {
     for (let i = 0; i < fields.length; i++) {
       const tagA = a[2 * i] as number
       const tagB = b[2 * i] as number
-      let order = tagA - tagB
-      if (order === 0) {
+      let order: number
+      if (tagA === TypeTag.array || tagB === TypeTag.array) {
+        order = compareOperands(operand(a, i), operand(b, i))
+      } else {
+        order = tagA - tagB
         const keyA = a[2 * i + 1] as number | string
         const keyB = b[2 * i + 1] as number | string
-        if (keyA !== keyB) {
+        if (order === 0 && keyA !== keyB) {
           order = typeof keyA === 'string' && typeof keyB === 'string' ? compareText(keyA, keyB) : keyA < keyB ? -1 : 1
         }
       }
