@@ -7,4 +7,5 @@ export { createServer, startServer, REQUEST_ID_HEADER, type App, type ServerOpti
 export { describeRoutes, openApiPlugin, type OpenApiDocument, type OpenApiOptions, type RouteAuth } from './openapi.js'
 export { stdoutDestination, type LogDestination } from './log-destination.js'
 export { mountService, type ServiceManifest } from './manifest.js'
+export { lingerAfterAnswer } from './lingering-close.js'
 export { sweepInChunks, type ChunkedSweep, type SweepCandidate } from './chunked-sweep.js'

@@ -13,6 +13,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import { fail } from './api-error.js'
 import { installErrorHandlers, onFrameworkError } from './error-handler.js'
 import { installHealth } from './health.js'
+import { lingerAfterAnswer } from './lingering-close.js'
 import { defaultLogDestination, type LogDestination } from './log-destination.js'
 import { installMetrics } from './metrics.js'
 
@@ -116,6 +117,10 @@ export function createServer(options: ServerOptions = {}): App {
   }).withTypeProvider<TypeBoxTypeProvider>()
   app.addHook('onSend', (request, reply, payload, done) => {
     reply.header(REQUEST_ID_HEADER, request.id)
+    // Answered before its body's end (a 413, a refusal before the body was read): should the connection close
+    // after it (`Connection: close`, Fastify's after any body-parser error), it lingers, so a client still
+    // sending reads the answer instead of a reset. Ordinary requests pay this property check only.
+    if (request.raw.complete === false) lingerAfterAnswer(request.raw)
     done(null, payload)
   })
   app.addHook('onClose', (_instance, done) => {

@@ -18,7 +18,6 @@ import { contentRange, requestedRange } from '../lib/byte-range.js'
 import { contentDisposition } from '../lib/content-disposition.js'
 import { drainBody } from '../lib/drain.js'
 import { ifNoneMatchHits } from '../lib/if-match.js'
-import { lingerAfterAnswer, type LingerBounds } from '../lib/lingering-close.js'
 
 export interface AttachmentRoutesOptions {
   config: Pick<DocumentsConfig, 'QUIRE_MAX_FILE_SIZE' | 'QUIRE_MAX_FILES'>
@@ -28,14 +27,6 @@ const REPLACE = /^replace$/i
 const BOUNDARY = /;\s*boundary=/i
 /** A refused upload's body is read (and dropped) up to this size, so the client gets the answer; past it, close. */
 const DRAIN_LIMIT = 1024 * 1024
-/**
- * How long a refused upload's connection lingers after its answer. A client only needs to read the answer (one
- * round trip) to stop sending; 2 s covers that on slow links (Apache lingers 2 s) and 16 MiB is what a client
- * sending at 64 Mbit/s puts on the wire in that time. Past either, it is not reading, and a hostile client holds
- * the socket no longer. Measured: fetch over loopback with both cores busy closed after 2.1 to 6.6 MiB, 44 to
- * 596 ms (30 runs of the socket test).
- */
-const UPLOAD_LINGER: LingerBounds = { bytes: 16 * 1024 * 1024, ms: 2000 }
 
 /** The save route, in its own context: only it parses multipart (elsewhere a multipart body stays 415). */
 const saveRoute: FastifyPluginAsyncTypebox<AttachmentRoutesOptions> = async (app, { config }) => {
@@ -60,14 +51,12 @@ const saveRoute: FastifyPluginAsyncTypebox<AttachmentRoutesOptions> = async (app
     },
     // A failed upload may leave the client mid-body. Refused before the body was read (a bad `valuePath`, an
     // unknown document...), a small body is read first so the client sees the answer; otherwise (a large
-    // body, or one failing part way, like a 413) closing the connection stops it sending the rest, and closing
-    // it lingering keeps a reset from taking the answer away from a client still sending.
+    // body, or one failing part way, like a 413) closing the connection stops it sending the rest; the kit's
+    // server closes it lingering (the body unread to its end), so a reset does not take the answer away.
     onError: async function answerReadably(request, reply) {
       const length = Number(request.headers['content-length'] ?? Number.NaN)
       const whole = await drainBody(request.raw, Number.isNaN(length) ? undefined : length, DRAIN_LIMIT)
-      if (whole) return
-      reply.header('connection', 'close')
-      lingerAfterAnswer(request.raw.socket, UPLOAD_LINGER)
+      if (!whole) reply.header('connection', 'close')
     },
     handler: async function saveAttachments(request, reply) {
       if (!request.isMultipart()) {

@@ -1,7 +1,7 @@
 import { once } from 'node:events'
 import { connect, createServer, type AddressInfo, type Socket } from 'node:net'
 import t from 'tap'
-import { lingeringClose, type LingerBounds } from '../../src/lib/lingering-close.js'
+import { lingeringClose, type LingerBounds } from '../src/lingering-close.js'
 
 const ANSWER = 'HTTP/1.1 413 Payload Too Large\r\nConnection: close\r\nContent-Length: 0\r\n\r\n'
 const chunk = Buffer.alloc(64 * 1024, 1)
