@@ -201,6 +201,28 @@ await measure('range: count price in [p, p+100)', (i) => ranges.count({ price: {
   min: 20,
 })
 
+// Ranges on `_id`: paging by `{_id: {$gt: last}}` (the marketplace's listing), 10 ids, and the users' listing
+// (an environment's members past the last one).
+const rangeIds = (await ranges.findText({})).map((found) => found._id)
+const idAt = (i) => rangeIds[(i * 7919) % (N - 10)]
+await measure(
+  'idrange: _id > a position, sort _id, limit 21',
+  (i) => ranges.find({ _id: { $gt: idAt(i) } }, { sort: { _id: 1 }, limit: 21 }),
+  { reads: true },
+)
+await measure(
+  'idrange: _id in [a, a + 10 ids)',
+  (i) => ranges.find({ _id: { $gte: idAt(i), $lt: rangeIds[((i * 7919) % (N - 10)) + 10] } }),
+  { reads: true },
+)
+await measure(
+  'idrange: environment + _id > a position, limit 21',
+  (i) => items.find({ environmentIds: `env${i % ENVS}`, _id: { $gt: pick(ids) } }, { sort: { _id: 1 }, limit: 21 }),
+  {
+    reads: true,
+  },
+)
+
 if (only) {
   await store.close()
   if (!process.env.BENCH_DIR) rmSync(dir, { recursive: true, force: true })

@@ -158,6 +158,34 @@ t.test('the query budget refuses what would hold too much, up front where counts
 })
 
 t.test(
+  "a query the budget would refuse in memory is answered by a walk in the sort's order when one exists",
+  async (t) => {
+    const store = openEmbeddedStore(t.testdir(), { queryMemoryBudget: 20_000 })
+    t.teardown(() => store.close())
+    const items = store.collection<Item>('items')
+    const records = await seed(store, 'items', 2000)
+    await items.ensureIndex({ name: 'category', fields: { category: 1 } })
+    await items.ensureIndex({ name: 'score', fields: { score: 1 } })
+    const ids = (found: Item[]) => found.map((record) => record._id)
+    const byScore = (a: Item, b: Item) => a.score - b.score || (a._id < b._id ? -1 : 1)
+    const c1 = records.filter((record) => record.category === 'c1').sort(byScore)
+    // 200 matches of about 180 bytes: past the budget held in memory; the walk down `score` holds only the page.
+    t.same(ids(await items.find({ category: 'c1' }, { sort: { score: 1 } })), ids(c1), 'every match, past the budget')
+    t.same(ids(await items.find({ category: 'c1' }, { sort: { score: 1 }, limit: 150 })), ids(c1.slice(0, 150)))
+    // A match the index does not answer: the budget is crossed while matching, then the walk answers.
+    const filter = { category: 'c1', n: { $gte: 0 } }
+    t.same(ids(await items.find(filter, { sort: { score: 1 } })), ids(c1), 'crossed while matching')
+    // Under the `_id` order the primary key is the walk.
+    t.equal((await items.find({ score: { $gte: 0 } })).length, 2000, 'a range the index answers, in `_id` order')
+    t.equal((await items.find({ score: { $gte: 0 }, n: { $gte: 0 } }, { sort: { _id: -1 } })).length, 2000)
+    // No walk in the sort's order: refused, naming the index that would answer.
+    const refused = await items.find({ category: 'c1' }, { sort: { n: 1 } }).catch((error: unknown) => error)
+    t.ok(refused instanceof QueryTooLargeError)
+    t.match((refused as Error).message, '{ category: 1, n: 1 }')
+  },
+)
+
+t.test(
   'an index on the filter, a sort on another field: a bounded heap, records decoded only when returned',
   async (t) => {
     const store = openEmbeddedStore(t.testdir(), { queryMemoryBudget: 20_000 })

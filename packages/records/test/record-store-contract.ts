@@ -595,6 +595,14 @@ export function recordStoreContract(t: Test, target: ContractTarget): void {
       t.same(await past(before), direction === 1 ? ['m', ...beyond] : beyond)
       t.same(await past(later), direction === 1 ? beyond : ['m', ...beyond])
     }
+    // Under the `_id` order its values name one key, the walk's bound either way (down, past `after` or not).
+    const ids = (items: Item[]) => items.map((item) => item._id)
+    const m = active[1] as Item
+    for (const direction of [1, -1] as const) {
+      t.same(ids(await c.find({ group: 'm', n: 1 }, { sort: { _id: direction } })), [m._id], `{_id: ${direction}}`)
+    }
+    t.same(ids(await c.find({ group: 'm', n: 1 }, { sort: { _id: -1 }, after: later._id })), [m._id])
+    t.same(ids(await c.find({ group: 'm', n: 1 }, { sort: { _id: -1 }, after: before._id })), [])
   })
 
   t.test('filter + sort through a compound index reads about limit entries of a large collection', async (t) => {
@@ -620,7 +628,7 @@ export function recordStoreContract(t: Test, target: ContractTarget): void {
     c: ReturnType<typeof fresh>,
     twin: ReturnType<typeof fresh>,
     filter: Record<string, unknown>,
-    options: { sort?: Sort; skip?: number; limit?: number } = {},
+    options: { sort?: Sort; skip?: number; limit?: number; after?: string } = {},
   ) => {
     const ids = (records: Item[]) => records.map((record) => record._id)
     const expected = ids(await twin.find(filter, options))
@@ -817,6 +825,160 @@ export function recordStoreContract(t: Test, target: ContractTarget): void {
       }
     }
   })
+
+  t.test('a unique index walks a range down to bounds its keys equal, past `after` or not', async (t) => {
+    const { c, twin } = await twins(Array.from({ length: 12 }, (_, i) => ({ _id: newObjectId(), n: i }) as Item))
+    await c.ensureIndex({ name: 'n', fields: { n: 1 }, unique: true })
+    for (const filter of [{ n: { $gt: 2, $lt: 8 } }, { n: { $gte: 2, $lte: 8 } }, { n: { $gte: 11 } }]) {
+      for (const sort of [{ n: -1 }, { n: 1 }] as Sort[]) {
+        const all = await sameAsScan(t, c, twin, filter, { sort })
+        for (const after of all) await sameAsScan(t, c, twin, filter, { sort, limit: 2, after })
+      }
+    }
+  })
+
+  t.test(
+    'a range on `_id` matches as a scan does: operators, edges, other types, other terms, sorts, pages',
+    async (t) => {
+      // Ids of several lengths, prefixes of others, letters past ASCII (below U+D800 and past it).
+      const idList = ['a', 'a0', 'ab', 'abc', 'b', 'ba', 'c', 'cz', 'd', '\u00e9', '\u0436', '\u{1F600}x', '0', 'Z']
+      const c = fresh()
+      await Promise.all(idList.map((_id, i) => c.insertOne({ _id, n: i % 5, ...(i % 3 === 0 ? { group: 'g' } : {}) })))
+      await c.ensureIndex({ name: 'group', fields: { group: 1 } })
+      await c.ensureIndex({ name: 'n', fields: { n: 1 } })
+      const filters: Array<Record<string, unknown>> = [
+        { _id: { $gt: 'ab' } },
+        { _id: { $gte: 'ab' } },
+        { _id: { $lt: 'b' } },
+        { _id: { $lte: 'b' } },
+        { _id: { $gt: 'a', $lt: 'c' } },
+        { _id: { $gte: 'b', $lte: 'b' } },
+        { _id: { $gt: 'c', $lt: 'a' } },
+        { _id: { $gte: '' } },
+        { _id: { $gt: '\u00e9' } },
+        { _id: { $lt: '\u{1F600}' } },
+        { _id: { $gt: 5 } },
+        { _id: { $gt: 'a', $lt: 5 } },
+        { _id: { $gt: 'a', $ne: 'b' } },
+        { _id: { $gt: 'a' }, n: { $gte: 2 } },
+        { _id: { $lte: 'c' }, group: 'g' },
+        { _id: { $gt: 'a0', $lt: '\u0436' }, group: 'g', n: { $lt: 4 } },
+      ]
+      const ids = (records: Item[]) => records.map((record) => record._id)
+      const sorts: Sort[] = [{}, { _id: -1 }, { n: 1 }, { n: -1, _id: 1 }]
+      for (const filter of filters) {
+        // The planner seeks only top-level terms: under `$and` the same filter is a scan matching each record.
+        const scanned = { $and: [filter] }
+        const label = JSON.stringify(filter)
+        t.equal(await c.count(filter), await c.count(scanned), `count ${label}`)
+        for (const sort of sorts) {
+          const all = ids(await c.find(scanned, { sort }))
+          t.same(ids(await c.find(filter, { sort })), all, `${label} ${JSON.stringify(sort)}`)
+          t.same(ids(await c.find(filter, { sort, skip: 1, limit: 3 })), all.slice(1, 4), `${label} skip 1, limit 3`)
+          const seen: string[] = []
+          let after: string | undefined
+          for (;;) {
+            const page = ids(await c.find(filter, { sort, limit: 2, after }))
+            if (page.length === 0) break
+            seen.push(...page)
+            after = page.at(-1)
+          }
+          t.same(seen, all, `${label} ${JSON.stringify(sort)} in pages`)
+        }
+      }
+      // As MongoDB compares: strings by their UTF-8 bytes, a number bound matches no string `_id`.
+      t.same(ids(await c.find({ _id: { $gt: 'ab' } })), [
+        'abc',
+        'b',
+        'ba',
+        'c',
+        'cz',
+        'd',
+        '\u00e9',
+        '\u0436',
+        '\u{1F600}x',
+      ])
+      t.same(ids(await c.find({ _id: { $lte: 'b' } }, { sort: { _id: -1 } })), ['b', 'abc', 'ab', 'a0', 'a', 'Z', '0'])
+      t.same(ids(await c.find({ _id: { $gt: 5 } })), [])
+      t.same(ids(await c.find({ _id: { $gte: 'ab', $lt: 'c' } }, { after: 'a0' })), ['ab', 'abc', 'b', 'ba'])
+      t.same(ids(await c.find({ _id: { $gte: 'ab', $lt: 'c' } }, { sort: { _id: -1 }, after: 'cz' })), [
+        'ba',
+        'b',
+        'abc',
+        'ab',
+      ])
+    },
+  )
+
+  t.test(
+    'an `_id` range of 10 in 10,000 records reads about 10; paging by `_id: {$gt: last}` about a page',
+    async (t) => {
+      const c = fresh()
+      for (let i = 0; i < 10_000; i += 500) {
+        const batch: Promise<Item>[] = []
+        for (let j = i; j < i + 500; j++) batch.push(c.insertOne({ _id: newObjectId(), n: j, group: `g${j % 4}` }))
+        await Promise.all(batch)
+      }
+      await c.ensureIndex({ name: 'group', fields: { group: 1 } })
+      // Ids are made in creation order: the record at position i holds n = i.
+      const ids = (await c.findText({}, { sort: { _id: 1 } })).map((record) => record._id)
+      const at = (i: number) => ids[i] as string
+      const range = { _id: { $gte: at(5000), $lt: at(5010) } }
+      const ns = (items: Item[]) => items.map((item) => item.n)
+      const cases: Array<[string, () => Promise<unknown>, unknown, number]> = [
+        ['find', async () => ns(await c.find(range)), [5000, 5001, 5002, 5003, 5004, 5005, 5006, 5007, 5008, 5009], 11],
+        [
+          'reversed, limit',
+          async () => ns(await c.find(range, { sort: { _id: -1 }, limit: 3 })),
+          [5009, 5008, 5007],
+          4,
+        ],
+        [
+          'sorted on another field',
+          async () => ns(await c.find(range, { sort: { n: -1 }, limit: 2 })),
+          [5009, 5008],
+          11,
+        ],
+        ['count', () => c.count(range), 10, 10],
+        [
+          'another term re-checked',
+          async () => ns(await c.find({ _id: { $gt: at(5000), $lte: at(5010) }, n: { $ne: 5005 } })),
+          [5001, 5002, 5003, 5004, 5006, 5007, 5008, 5009, 5010],
+          11,
+        ],
+        [
+          'an index on the other term, then the range',
+          async () => ns(await c.find({ group: 'g1', _id: { $gt: at(5000) } }, { limit: 3 })),
+          [5001, 5005, 5009],
+          // An entry and its record each, and the fourth's (it tells the walk the page is full).
+          8,
+        ],
+      ]
+      for (const [label, op, expected, most] of cases) {
+        const [result, reads] = await readsOf(op)
+        t.same(result, expected, label)
+        if (reads !== undefined) t.ok(reads <= most, `${label}: read ${reads}`)
+      }
+      // The marketplace's listing and the users' (members of one environment), 20 a page from past position 8000.
+      for (const scope of [{}, { group: 'g2' }]) {
+        const seen: string[] = []
+        let last = at(8000)
+        for (;;) {
+          const [page, reads] = await readsOf(() =>
+            c.find({ ...scope, _id: { $gt: last } }, { sort: { _id: 1 }, limit: 21 }),
+          )
+          // A page of 21 reads 22 records (the 22nd tells the walk to stop), through the index as many entries too.
+          const most = 'group' in scope ? 2 * 22 : 22
+          if (reads !== undefined) t.ok(reads <= most, `${JSON.stringify(scope)} past ${seen.length}: read ${reads}`)
+          seen.push(...page.slice(0, 20).map((item) => item._id))
+          if (page.length <= 20) break
+          last = page[19]?._id as string
+        }
+        const expected = ids.slice(8001).filter((_, i) => !('group' in scope) || (8001 + i) % 4 === 2)
+        t.same(seen, expected, `${JSON.stringify(scope)}: every record past 8000, once`)
+      }
+    },
+  )
 
   t.test('optimistic concurrency', async (t) => {
     const c = fresh()

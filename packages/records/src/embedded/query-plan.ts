@@ -3,7 +3,7 @@ import { QueryTooLargeError } from '../errors.js'
 import { sortInMemory, type PageOptions } from '../in-memory-query.js'
 import { compileFilter, type Matcher } from '../match.js'
 import type { Filter } from '../port.js'
-import { getPath, sortKey, type SortField } from '../sort-order.js'
+import { getPath, sortKey, TypeTag, type SortField } from '../sort-order.js'
 import { idOfKey, recordKey, recordPrefix, type Engine, type LiveIndex } from './engine.js'
 import { compareKeys, KEY_END, keyedByValues, partialMatcher, valuesKey, type IndexKey } from './index-keys.js'
 import { pathInText } from './json-fields.js'
@@ -238,6 +238,14 @@ function rangeBounds(prefix: IndexKey, { low, high }: RangeTerm): [IndexKey, Ind
   ]
 }
 
+/** The keys of string `_id` bounds past `prefix`: an id ends a non-unique index's key, as it is (no type tag). */
+function idBounds(prefix: IndexKey, { low, high }: RangeTerm): [IndexKey, IndexKey] {
+  return [
+    low ? (low.inclusive ? [...prefix, low.key[1]] : [...prefix, low.key[1], KEY_END]) : prefix,
+    high ? (high.inclusive ? [...prefix, high.key[1], KEY_END] : [...prefix, high.key[1]]) : [...prefix, KEY_END],
+  ]
+}
+
 interface IndexPlan {
   index: LiveIndex
   /** The equality prefix's values (without the index id). */
@@ -341,6 +349,9 @@ function planIndexes(indexes: LiveIndex[], filter: Filter, sort: SortField[]): I
     // On an array path each bound may hold for another element (`[5, 25]` matches `{$gt: 10, $lt: 20}`):
     // one bound finds every match.
     if (term?.low && term.high && multikeyPaths.has(rangeField as string)) term = { low: term.low, exact: false }
+    // Past an equality on every field, a non-unique index's keys end with `_id`: string bounds on it narrow them.
+    const idTerm = rangeField === undefined && !keyedByValues(index) ? ranges.get('_id') : undefined
+    const ids = idTerm && ((idTerm.low ?? idTerm.high) as Bound).key[0] === TypeTag.string ? idTerm : undefined
     // Past the equality prefix, index keys run in the order of the remaining fields, then `_id`.
     const rest = [...fields.slice(prefixFields.length), '_id']
     const wanted = sort.filter(({ path }) => !prefixFields.includes(path))
@@ -356,12 +367,15 @@ function planIndexes(indexes: LiveIndex[], filter: Filter, sort: SortField[]): I
       index,
       prefix,
       prefixFields,
-      bounds: term ? rangeBounds(start, term) : [start, [...start, KEY_END]],
-      ranged: term !== undefined,
-      exact: paths.every((path) => prefixFields.includes(path) || (path === rangeField && term?.exact === true)),
-      // lmdb's range ends are exclusive: a walk down a unique index could not end on (or start past) a key equal
-      // to a bound, which its last field's range may hold; that case takes the heap instead.
-      ordered: ordered && !(term && direction === -1 && keyedByValues(index) && rangeField === fields.at(-1)),
+      bounds: term ? rangeBounds(start, term) : ids ? idBounds(start, ids) : [start, [...start, KEY_END]],
+      ranged: term !== undefined || ids !== undefined,
+      exact: paths.every(
+        (path) =>
+          prefixFields.includes(path) ||
+          (path === rangeField && term?.exact === true) ||
+          (path === '_id' && ids?.exact === true),
+      ),
+      ordered,
       reverse: direction === -1,
       dedupe: fields.some((path) => multikeyPaths.has(path) && !prefixFields.includes(path)),
     }
@@ -439,16 +453,21 @@ export function* countSteps(engine: Engine, collection: string, filter: Filter, 
   )
   if (!plan || !plan.exact) {
     const candidates = plan?.bounds
-    budget.check(
-      candidates
-        ? engine.entries.getKeysCount({ start: candidates[0], end: candidates[1] }) * averageSize(engine, meta.id)
-        : engine.size(meta.id).bytes,
-    )
+    // Without an index, the records of an `_id` range: counted from their keys when the range is the filter.
+    const idTerm = plan ? undefined : rangeTerms(filter).get('_id')
+    const ids = idRange(meta.id, idTerm)
+    const inRange = ids && engine.records.getKeysCount({ start: ids.low, end: ids.high })
+    if (inRange !== undefined && idTerm?.exact === true && Object.keys(filter).length === 1) {
+      engine.stats.reads += inRange
+      return inRange
+    }
+    const toMatch = candidates ? engine.entries.getKeysCount({ start: candidates[0], end: candidates[1] }) : inRange
+    budget.check(toMatch === undefined ? engine.size(meta.id).bytes : toMatch * averageSize(engine, meta.id))
     const matcher = compileFilter(filter)
     let count = 0
     const rows = candidates
       ? load(engine, meta.id, plan as IndexPlan, candidates, false, pacer)
-      : scan(engine, meta.id, false, undefined, pacer)
+      : scan(engine, meta.id, false, undefined, pacer, ids)
     for (const row of rows) {
       if (row === PAUSE) yield PAUSE
       else if (matcher.test(row.record)) count++
@@ -473,19 +492,55 @@ export function* countSteps(engine: Engine, collection: string, filter: Filter, 
   return ids.size
 }
 
-/** The collection's records in `_id` order, from past `after` (exclusive). */
+/**
+ * Reads keys of `[low, high)` down from `start` (`high` itself when `fromHigh`, else a key within) to `low`. lmdb's
+ * reverse range includes its start and leaves out its end, the other way round: without these flags a bound
+ * equal to a key (an `_id`, a unique index's values) would be read at `high` and passed over at `low`.
+ */
+function downFrom(start: Key, low: Key, fromHigh: boolean): RangeOptions {
+  return { start, end: low, reverse: true, inclusiveEnd: true, exclusiveStart: fromHigh }
+}
+
+/** Records' keys `[low, high)`: a collection's, or an `_id` range within it. */
+interface IdRange {
+  low: string
+  high: string
+}
+
+/**
+ * The records' keys of an `_id` range with string bounds (every stored `_id` is a string, keyed in UTF-8 order,
+ * which `boundKey` keeps to); undefined for bounds of another type, which fall back to the whole collection.
+ * `\0` after an id makes the next key: a `$gt` start and a `$lte` end pass over the bound itself.
+ */
+function idRange(collectionId: number, term: RangeTerm | undefined): IdRange | undefined {
+  if (!term || ((term.low ?? term.high) as Bound).key[0] !== TypeTag.string) return undefined
+  const key = (bound: Bound, next: boolean) => recordKey(collectionId, `${bound.key[1]}${next ? '\0' : ''}`)
+  const { low, high } = term
+  return {
+    low: low ? key(low, !low.inclusive) : recordPrefix(collectionId),
+    high: high ? key(high, high.inclusive) : recordPrefix(collectionId + 1),
+  }
+}
+
+/** The collection's records (or those of `ids`) in `_id` order, from past `after` (exclusive). */
 function scan(
   engine: Engine,
   collectionId: number,
   reverse: boolean,
   after: string | undefined,
   pacer: Pacer,
+  ids?: IdRange,
 ): Generator<Row | typeof PAUSE> {
   // No `_id` is empty, so no record's key is a bare prefix: either bound may be one.
-  const low = recordPrefix(collectionId)
-  const high = recordPrefix(collectionId + 1)
-  const from = after === undefined ? (reverse ? high : low) : recordKey(collectionId, after)
-  const options: RangeOptions = { start: from, end: reverse ? low : high, reverse }
+  const low = ids?.low ?? recordPrefix(collectionId)
+  const high = ids?.high ?? recordPrefix(collectionId + 1)
+  let from = reverse ? high : low
+  // Past `after` or from the range's near end, whichever comes later (an empty range reads nothing).
+  if (after !== undefined) {
+    const at = recordKey(collectionId, after)
+    if (reverse ? compareKeys([at], [high]) < 0 : compareKeys([at], [low]) > 0) from = at
+  }
+  const options = reverse ? downFrom(from, low, from === high) : { start: from, end: high }
   return range(engine.records, options, pacer, false, (key, value) => {
     engine.stats.reads++
     const id = idOfKey(key)
@@ -511,7 +566,9 @@ function load(
   const seen = plan.dedupe ? new Set<string>() : undefined
   const unique = keyedByValues(plan.index)
   let first = afterId !== undefined
-  return range(engine.entries, { start, end, reverse }, pacer, !unique, (key, value) => {
+  // Reversed from past `after`, `start` is `after`'s own key; else the range's end.
+  const options = reverse ? downFrom(start, end, afterId === undefined) : { start, end }
+  return range(engine.entries, options, pacer, !unique, (key, value) => {
     const id = unique ? (value as string) : (key[key.length - 1] as string)
     engine.stats.reads++
     if (afterId !== undefined) {
@@ -535,9 +592,11 @@ function read(engine: Engine, collectionId: number, id: string): Row | undefined
 
 /**
  * Answers a find from the cheapest source: an index whose order is the requested one (about `skip + limit`
- * entries read), a primary-key range under the `_id` order, an index narrowing the candidates by an equality
- * prefix, or else a scan. Every candidate is re-checked against the whole filter, unless the index answers it.
- * A sort no index serves holds every match in memory, within the budget; so does a `skip`, estimated up front.
+ * entries read), the primary key under the `_id` order (the records of an `_id` range, with one), an index
+ * narrowing the candidates (an equality prefix, a range after it), the records of an `_id` range, or else a scan.
+ * Every candidate is re-checked against the whole filter, unless the bounds answer it. A sort no index serves
+ * holds every match in memory, within the budget, unless a walk in the sort's order answers instead; so does a
+ * `skip`, estimated up front.
  */
 export function* findSteps(
   engine: Engine,
@@ -711,95 +770,151 @@ export function* findSteps(
     return sortInMemory(matching, { ...options, after: after?.record }, recordOf)
   }
 
+  /** An index's candidates not in the sort's order: a bounded heap, or every match sorted when all are wanted. */
+  const narrowIndex = function* (plan: IndexPlan): Steps<Row[]> {
+    const { exact, bounds } = plan
+    if (exact && pacer.pauses && wanted !== Infinity) return yield* rankedEntries(plan, bounds)
+    // An estimate from the range's size, when the index answers the filter (every entry is a match).
+    const estimate = (): number =>
+      exact ? engine.entries.getKeysCount({ start: bounds[0], end: bounds[1] }) * averageSize(engine, collectionId) : 0
+    return yield* ranked(load(engine, collectionId, plan, bounds, false, pacer), exact, estimate)
+  }
+
+  /** A walk in an index's order, the sort's: about `skip + limit` entries when the index narrows the filter. */
+  const walkIndex = function* (plan: IndexPlan): Steps<Row[]> {
+    const [low, high] = plan.bounds
+    // Entries and records are read in one snapshot, so when the bounds answer the filter every candidate matches.
+    const { exact } = plan
+    // Equalities on every field of a unique index name at most one record (a lookup by `externalId`, by name):
+    // one read of the entry, without the generators and page bookkeeping of a scan.
+    if (
+      exact &&
+      keyedByValues(plan.index) &&
+      plan.prefixFields.length === Object.keys(plan.index.spec.fields).length &&
+      !after
+    ) {
+      if (skip > 0 || wanted === 0) return []
+      engine.stats.reads++
+      const id = engine.entries.get(low)
+      const row = typeof id === 'string' ? read(engine, collectionId, id) : undefined
+      return row ? [row] : []
+    }
+    if (!after) {
+      return yield* plan.reverse
+        ? take(load(engine, collectionId, plan, [high, low], true, pacer), exact)
+        : take(load(engine, collectionId, plan, [low, high], false, pacer), exact)
+    }
+
+    // Matches tie on the prefix fields, so `after` sits in the range when it holds the filter's values on
+    // those the sort names; its place there is given by its values on the remaining fields, then `_id`.
+    const fields = Object.keys(plan.index.spec.fields)
+    const sorted = new Set(sort.map(({ path }) => path))
+    const afterRecord = after.record
+    const afterInRange = plan.prefixFields.every(
+      (path, i) =>
+        !sorted.has(path) ||
+        JSON.stringify(sortKey(getPath(afterRecord, path))) === JSON.stringify(plan.prefix.slice(2 * i, 2 * i + 2)),
+    )
+    if (!afterInRange) return yield* narrowIndex(plan)
+    const values = [
+      plan.index.id,
+      ...plan.prefix,
+      ...valuesKey(fields.slice(plan.prefixFields.length).map((path) => getPath(afterRecord, path))),
+    ]
+    const from = keyedByValues(plan.index) ? values : [...values, after.id]
+    // Within a range, the walk starts at `after` or at the range's near end, whichever comes later.
+    if (plan.reverse) {
+      if (compareKeys(from, low) < 0) return []
+      return yield* compareKeys(from, high) < 0
+        ? take(load(engine, collectionId, plan, [from, low], true, pacer, after.id), exact)
+        : take(load(engine, collectionId, plan, [high, low], true, pacer), exact)
+    }
+    if (compareKeys(from, high) >= 0) return []
+    return yield* compareKeys(from, low) >= 0
+      ? take(load(engine, collectionId, plan, [from, high], false, pacer, after.id), exact)
+      : take(load(engine, collectionId, plan, [low, high], false, pacer), exact)
+  }
+
+  /**
+   * Runs a plan holding candidates in memory (a heap of `skip + limit`, or every match when all are wanted) and,
+   * should they pass the budget, answers through the walk in the sort's order instead, which holds only the
+   * page it returns: choosing the cheaper plan never refuses a query the walk answers. Past the budget is
+   * mostly told up front (a heap's size, a range the index answers), else once the matches held cross it.
+   */
+  const orWalk = function* (held: Steps<Row[]>, walk: () => Steps<Row[]>): Steps<Row[]> {
+    try {
+      return yield* held
+    } catch (error) {
+      if (!(error instanceof QueryTooLargeError)) throw error
+    }
+    return yield* walk()
+  }
+
   const idOrder = sort.length === 1 && sort[0]?.path === '_id'
+  const idTerm = rangeTerms(filter).get('_id')
+  const ids = idRange(collectionId, idTerm)
+  /** Every record of the `_id` range matches: the filter is that range alone (or nothing). */
+  const idsExact = matchesAll || (ids !== undefined && idTerm?.exact === true && Object.keys(filter).length === 1)
+  /** Records in the `_id` range, counted from their keys up to `most` (without a range, the collection's). */
+  const idCount = (most: number): number => {
+    if (!ids) return engine.size(collectionId).count
+    const keys = engine.records.getKeys({ start: ids.low, end: ids.high, limit: most })[Symbol.iterator]()
+    let counted = 0
+    while (!keys.next().done) counted++
+    return counted
+  }
+  const records = engine.size(collectionId).count
   const plans = planIndexes(usable(meta.indexes), filter, sort)
   const narrowing = narrowest(plans.filter((p) => !p.ordered && narrowness(p) > 0))
   const walk = narrowest(plans.filter((p) => p.ordered))
-  /**
-   * A walk in the sort's order (an index's; the primary key's under the `_id` order) reads about `skip + limit`
-   * records when it narrows the filter too, and is then the plan. When it does not, it reads records until
-   * `wanted` match, and an index narrowing the filter reads every candidate (only its entry, when its bounds
-   * answer the filter). That pays when every match is wanted, or when its candidates cost less than the records
-   * the walk would read were the matches spread evenly along it: `wanted` of every `records / candidates` (a date
-   * range clustered at the end of the `_id` order does better still).
-   */
-  const narrowingPays = ({ exact, bounds: [start, end] }: IndexPlan): boolean => {
-    if (wanted === Infinity) return true
-    const candidates = engine.entries.getKeysCount({ start, end })
-    const cost = exact && pacer.pauses ? ENTRY_COST : 1
-    return candidates * candidates * cost <= wanted * engine.size(collectionId).count
-  }
-  const plan =
-    walk && narrowness(walk) > 0
-      ? walk
-      : narrowing && (!(walk || idOrder) || narrowingPays(narrowing))
-        ? narrowing
-        : walk
-  if (idOrder && !plan) return yield* take(scan(engine, collectionId, sort[0]?.direction === -1, after?.id, pacer))
+  // A walk in an index's order that narrows the filter too reads about `skip + limit` entries: the plan.
+  if (walk && narrowness(walk) > 0) return yield* walkIndex(walk)
+  const entryCount = ({ bounds: [start, end] }: IndexPlan): number => engine.entries.getKeysCount({ start, end })
+  // An index narrowing the filter reads each candidate (only its entry when its bounds answer the filter and a
+  // heap pages it).
+  const costOf = ({ exact }: IndexPlan): number => (exact && pacer.pauses && wanted !== Infinity ? ENTRY_COST : 1)
 
-  if (!plan) {
+  if (idOrder) {
+    /**
+     * The primary key's walk reads records of the `_id` range until `wanted` match. An index narrowing the filter
+     * pays when its candidates cost less than the records the walk would read were the matches spread evenly
+     * along it, `wanted` of every `records / candidates` (a date range clustered at the end of the `_id` order
+     * does better still), and than the walk's whole range.
+     */
+    const walkIds = () => take(scan(engine, collectionId, sort[0]?.direction === -1, after?.id, pacer, ids), idsExact)
+    if (narrowing) {
+      const candidates = entryCount(narrowing)
+      const cost = candidates * costOf(narrowing)
+      const pays = wanted === Infinity || candidates * cost <= wanted * records
+      if (pays && idCount(Math.ceil(cost) + 1) >= cost) return yield* orWalk(narrowIndex(narrowing), walkIds)
+    }
+    return yield* walkIds()
+  }
+
+  // Candidates that narrow the filter but not in the sort's order: an index's, or the records of the `_id` range
+  // (taken over an index narrowing by a range alone when they are fewer).
+  let narrowed: { steps: () => Steps<Row[]>; count: (most: number) => number; cost: number } | undefined
+  if (narrowing) {
+    const candidates = narrowness(narrowing) === 1 && ids ? entryCount(narrowing) : undefined
+    if (candidates === undefined || idCount(candidates) >= candidates) {
+      narrowed = { steps: () => narrowIndex(narrowing), count: () => entryCount(narrowing), cost: costOf(narrowing) }
+    }
+  }
+  if (!narrowed && ids) {
+    const byIds = () => ranked(scan(engine, collectionId, false, undefined, pacer, ids), idsExact, () => 0)
+    narrowed = { steps: byIds, count: idCount, cost: 1 }
+  }
+  if (!narrowed) {
+    if (walk) return yield* walkIndex(walk)
     return yield* inMemory(
       scan(engine, collectionId, false, undefined, pacer),
       matchesAll ? engine.size(collectionId).bytes : 0,
     )
   }
-
-  const [low, high] = plan.bounds
-  // Entries and records are read in one snapshot, so when the bounds answer the filter every candidate matches.
-  const { exact } = plan
-  // An estimate from the range's size, when the index answers the filter (every entry is a match).
-  const estimate = (): number =>
-    exact ? engine.entries.getKeysCount({ start: low, end: high }) * averageSize(engine, collectionId) : 0
-  if (!plan.ordered) {
-    if (exact && pacer.pauses && wanted !== Infinity) return yield* rankedEntries(plan, [low, high])
-    return yield* ranked(load(engine, collectionId, plan, [low, high], false, pacer), exact, estimate)
-  }
-  // Equalities on every field of a unique index name at most one record (a lookup by `externalId`, by name):
-  // one read of the entry, without the generators and page bookkeeping of a scan.
-  if (
-    exact &&
-    keyedByValues(plan.index) &&
-    plan.prefixFields.length === Object.keys(plan.index.spec.fields).length &&
-    !after
-  ) {
-    if (skip > 0 || wanted === 0) return []
-    engine.stats.reads++
-    const id = engine.entries.get(low)
-    const row = typeof id === 'string' ? read(engine, collectionId, id) : undefined
-    return row ? [row] : []
-  }
-  if (!after) {
-    return yield* plan.reverse
-      ? take(load(engine, collectionId, plan, [high, low], true, pacer), exact)
-      : take(load(engine, collectionId, plan, [low, high], false, pacer), exact)
-  }
-
-  // Matches tie on the prefix fields, so `after` sits in the range when it holds the filter's values on
-  // those the sort names; its place there is given by its values on the remaining fields, then `_id`.
-  const fields = Object.keys(plan.index.spec.fields)
-  const sorted = new Set(sort.map(({ path }) => path))
-  const afterRecord = after.record
-  const afterInRange = plan.prefixFields.every(
-    (path, i) =>
-      !sorted.has(path) ||
-      JSON.stringify(sortKey(getPath(afterRecord, path))) === JSON.stringify(plan.prefix.slice(2 * i, 2 * i + 2)),
-  )
-  if (!afterInRange) return yield* ranked(load(engine, collectionId, plan, [low, high], false, pacer), exact, estimate)
-  const values = [
-    plan.index.id,
-    ...plan.prefix,
-    ...valuesKey(fields.slice(plan.prefixFields.length).map((path) => getPath(afterRecord, path))),
-  ]
-  const from = keyedByValues(plan.index) ? values : [...values, after.id]
-  // Within a range, the walk starts at `after` or at the range's near end, whichever comes later.
-  if (plan.reverse) {
-    if (compareKeys(from, low) < 0) return []
-    return yield* compareKeys(from, high) < 0
-      ? take(load(engine, collectionId, plan, [from, low], true, pacer, after.id), exact)
-      : take(load(engine, collectionId, plan, [high, low], true, pacer), exact)
-  }
-  if (compareKeys(from, high) >= 0) return []
-  return yield* compareKeys(from, low) >= 0
-    ? take(load(engine, collectionId, plan, [from, high], false, pacer, after.id), exact)
-    : take(load(engine, collectionId, plan, [low, high], false, pacer), exact)
+  if (!walk) return yield* narrowed.steps()
+  // A walk in an index's order that narrows nothing reads records until `wanted` match: the candidates pay when
+  // all are wanted, or when `candidates² × cost ≤ wanted × records` (as under the `_id` order above).
+  const most = Math.sqrt((wanted * records) / narrowed.cost)
+  if (wanted !== Infinity && narrowed.count(Math.floor(most) + 1) > most) return yield* walkIndex(walk)
+  return yield* orWalk(narrowed.steps(), () => walkIndex(walk))
 }
