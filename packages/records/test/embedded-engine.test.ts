@@ -316,3 +316,36 @@ t.test('a drop cut short by closing is finished by the next open', async (t) => 
   await store.sweep()
   t.same(await keysIn(dataDir), { records: 0, entries: 0 })
 })
+
+t.test(
+  'a top-level $and of plain terms plans as those terms: a scope added to a filter still uses the index',
+  async (t) => {
+    const store = openEmbeddedStore(t.testdir())
+    t.teardown(() => store.close())
+    const items = store.collection<Item>('items')
+    const seeded = await seed(store, 'items', 2_000)
+    await items.ensureIndex({ name: 'category_score', fields: { category: 1, score: -1 } })
+    const expected = seeded
+      .filter((record) => record.category === 'c3' && record.score > 900)
+      .sort((a, b) => b.score - a.score || (a._id < b._id ? 1 : -1))
+      .map((record) => record._id)
+    const scoped = { $and: [{ category: 'c3' }, { score: { $gt: 900 } }] }
+    const before = store.stats.reads
+    const found = await items.find(scoped, { sort: { score: -1 } })
+    t.same(
+      found.map((record) => record._id),
+      expected,
+    )
+    t.ok(store.stats.reads - before <= 2 * expected.length + 4, 'an entry and a record per match: no scan')
+    t.equal(await items.count(scoped), expected.length)
+    // A path in two clauses stays an `$and` (answered, by a scan).
+    const twice = { $and: [{ score: { $gt: 900 } }, { score: { $lt: 950 } }], category: 'c3' }
+    t.same(
+      (await items.find(twice, { sort: { score: -1 } })).map((record) => record._id),
+      seeded
+        .filter((record) => record.category === 'c3' && record.score > 900 && record.score < 950)
+        .sort((a, b) => b.score - a.score || (a._id < b._id ? 1 : -1))
+        .map((record) => record._id),
+    )
+  },
+)

@@ -435,13 +435,34 @@ function averageSize(engine: Engine, collectionId: number): number {
 }
 
 /**
+ * `filter` with a top-level `$and` of plain terms merged into the top level, when no path appears twice: the same
+ * matches (a filter's top-level terms are and-ed), and the planner reads top-level terms only. Callers add a scope
+ * to a client's filter this way (`{$and: [scope, filter]}`), which would otherwise plan as a scan.
+ */
+function flattenAnd(filter: Filter): Filter {
+  const clauses = filter.$and
+  if (!Array.isArray(clauses)) return filter
+  const flat: Filter = {}
+  for (const [path, condition] of Object.entries(filter)) if (path !== '$and') flat[path] = condition
+  for (const clause of clauses) {
+    if (clause === null || typeof clause !== 'object' || Array.isArray(clause)) return filter
+    for (const [path, condition] of Object.entries(clause as Filter)) {
+      if (path.startsWith('$') || path in flat) return filter
+      flat[path] = condition
+    }
+  }
+  return flat
+}
+
+/**
  * Counts matching records: `{}` from the collection's size (one read), a filter an index's bounds answer (an
  * equality prefix, a range after it) from the index entries alone (no record is read), anything else by matching
  * records (an index's candidates, else every record), refused when the records to match exceed the budget.
  */
-export function* countSteps(engine: Engine, collection: string, filter: Filter, pacer: Pacer): Steps<number> {
+export function* countSteps(engine: Engine, collection: string, given: Filter, pacer: Pacer): Steps<number> {
   const meta = engine.collection(collection)
   if (!meta) return 0
+  const filter = flattenAnd(given)
   if (Object.keys(filter).length === 0) {
     engine.stats.reads++
     return engine.size(meta.id).count
@@ -601,13 +622,14 @@ function read(engine: Engine, collectionId: number, id: string): Row | undefined
 export function* findSteps(
   engine: Engine,
   collection: string,
-  filter: Filter,
+  given: Filter,
   options: RowPageOptions,
   pacer: Pacer,
   budgeted = true,
 ): Steps<Row[]> {
   const meta = engine.collection(collection)
   if (!meta) return []
+  const filter = flattenAnd(given)
   const collectionId = meta.id
   const { sort, after } = options
   let match: Matcher | undefined
