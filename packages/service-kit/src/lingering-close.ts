@@ -63,6 +63,9 @@ export function lingeringClose(socket: Socket, bounds: LingerBounds): void {
  * hijacked reply).
  */
 export function lingerAfterAnswer(request: IncomingMessage): void {
+  // Destroyed (the gateway proxy's failed pipe to an upstream destroys the body it was reading): Node has let go of
+  // it, `socket` included (null), so there is no close to take over.
+  if (request.destroyed) return
   const socket = request.socket
   socket.destroySoon = function lingerWhileSending() {
     Reflect.deleteProperty(socket, 'destroySoon')
