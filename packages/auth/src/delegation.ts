@@ -11,7 +11,9 @@ export interface DelegationGrant {
 export interface Delegation {
   /** The headers a call made with it sends: `authorization: Delegated <handle>` and `environment-id`. */
   readonly headers: { readonly authorization: string; readonly 'environment-id': string }
-  /** Ends it: the handle is refused from then on. */
+  /** Aborted by `release`: work a call made with it started (a queued nested run, a pending write) stops. */
+  readonly signal: AbortSignal
+  /** Ends it: the handle is refused from then on and `signal` aborts. */
   release(): void
 }
 
@@ -21,7 +23,10 @@ export const DELEGATED_PREFIX = 'Delegated '
  * Live delegations, by handle. Module-level: every auth plugin of this process (each service mounted in the
  * gateway registers its own) accepts them, and nothing outside the process's memory ever holds a handle.
  */
-const grants = new Map<string, DelegationGrant & { issuedAt: number }>()
+const grants = new Map<string, LiveGrant>()
+
+/** A grant in force: when it was made (sessions ended after it end it too) and the signal its release aborts. */
+export type LiveGrant = DelegationGrant & { readonly issuedAt: number; readonly signal: AbortSignal }
 
 /**
  * Lets in-process calls act as `userId` in `environmentId` (and nowhere else) until `release`: what a server
@@ -30,17 +35,23 @@ const grants = new Map<string, DelegationGrant & { issuedAt: number }>()
  */
 export function delegate(grant: DelegationGrant): Delegation {
   const handle = randomBytes(32).toString('base64url')
+  const ended = new AbortController()
   grants.set(handle, {
     userId: grant.userId,
     environmentId: grant.environmentId,
     depth: grant.depth,
     issuedAt: Date.now(),
+    signal: ended.signal,
   })
   return {
     headers: { authorization: `${DELEGATED_PREFIX}${handle}`, 'environment-id': grant.environmentId },
-    release: () => grants.delete(handle),
+    signal: ended.signal,
+    release: () => {
+      grants.delete(handle)
+      ended.abort()
+    },
   }
 }
 
-/** The grant behind a live handle, with when it was made (sessions ended after it end it too), or undefined. */
-export const delegated = (handle: string): (DelegationGrant & { issuedAt: number }) | undefined => grants.get(handle)
+/** The grant behind a live handle, or undefined. */
+export const delegated = (handle: string): LiveGrant | undefined => grants.get(handle)

@@ -15,6 +15,8 @@ export interface Caller {
   readonly superAdministrator: boolean
   /** How many actions deep this call is: 0 for a client's request, n for a call made by an action at depth n. */
   readonly actionDepth: number
+  /** For `via: 'action'`: aborts when the run that made the call ends; what the call would still start must not. */
+  readonly signal?: AbortSignal
 }
 
 /** Who calls, and where: set by `requireEnvironment` alone. */
@@ -53,6 +55,7 @@ interface Identified {
   access: UserAccess
   actionDepth: number
   environmentId?: string
+  signal?: AbortSignal
 }
 
 declare module 'fastify' {
@@ -268,6 +271,7 @@ async function auth(app: FastifyInstance, options: AuthOptions) {
       access: user,
       actionDepth: grant.depth,
       environmentId: grant.environmentId,
+      signal: grant.signal,
     }
   }
 
@@ -290,7 +294,8 @@ async function auth(app: FastifyInstance, options: AuthOptions) {
         'The selected environment is not a valid environment id',
       )
     }
-    const { userId, via, access, actionDepth, environmentId: delegatedTo } = await identifyWithinBudget(request, reply)
+    const identified = await identifyWithinBudget(request, reply)
+    const { userId, via, access, actionDepth, environmentId: delegatedTo, signal } = identified
     // A script never reaches another environment, even one its user could.
     if (delegatedTo !== undefined && delegatedTo !== environmentId) {
       throw fail('forbidden', `An action of environment ${delegatedTo} cannot reach environment ${environmentId}`)
@@ -309,7 +314,15 @@ async function auth(app: FastifyInstance, options: AuthOptions) {
     } else {
       throw fail('forbidden', `No access to environment ${environmentId}`, 'You do not have access to this environment')
     }
-    const scope: Scope = { userId, via, superAdministrator, actionDepth, environmentId, ...role }
+    const scope: Scope = {
+      userId,
+      via,
+      superAdministrator,
+      actionDepth,
+      environmentId,
+      ...role,
+      ...(signal && { signal }),
+    }
     request[CALLER] = scope
     request[SCOPE] = scope
   }

@@ -53,8 +53,15 @@ export interface RunRequest {
   tenant: string
   /** JSON-serializable values set as read-only-ish globals (e.g. serverDocument, environmentId, context). Names must be identifiers. */
   globals: Record<string, unknown>
-  /** Performs a REST.call for the guest (the host decides who it runs as). Rejections become guest exceptions. */
-  rest: (request: RestRequest) => Promise<RestAnswer>
+  /**
+   * Performs a REST.call for the guest (the host decides who it runs as). Rejections become guest exceptions.
+   * `signal` aborts when the run ends in any way: a call not yet under way must then never start.
+   */
+  rest: (request: RestRequest, signal: AbortSignal) => Promise<RestAnswer>
+  /** How many actions deep the run is: 1 for one a client's request set off, n + 1 for one a depth-n run's call did. */
+  depth?: number
+  /** Aborted by the host when the run is no longer wanted (its caller's run ended): it ends `cancelled`. */
+  signal?: AbortSignal
   limits?: Partial<ScriptLimits>
 }
 
@@ -65,7 +72,8 @@ interface RunStats {
   restCalls: number
 }
 
-export type RunErrorKind = 'exception' | 'cpu' | 'memory' | 'rest_calls' | 'output' | 'wall' | 'crash' | 'busy'
+export type RunErrorKind =
+  'exception' | 'cpu' | 'memory' | 'rest_calls' | 'output' | 'wall' | 'crash' | 'busy' | 'cancelled'
 
 export type RunOutcome =
   | ({ status: 'ok'; result: unknown } & RunStats)
@@ -108,6 +116,8 @@ interface Job {
   rest: RunRequest['rest']
   limits: ScriptLimits
   tenant: Tenant
+  /** Aborted when the run ends: its REST.calls not yet under way never start. */
+  ended: AbortController
   resolve: (outcome: RunOutcome) => void
 }
 
@@ -222,7 +232,12 @@ export class ScriptEngine {
     }
     return new Promise((resolve) => {
       if (tenant.queue.length === 0) this.ready.push(tenant)
-      tenant.queue.push({ source: request.source, globals, rest: request.rest, limits, tenant, resolve })
+      const ended = new AbortController()
+      const settle = (outcome: RunOutcome) => {
+        ended.abort()
+        resolve(outcome)
+      }
+      tenant.queue.push({ source: request.source, globals, rest: request.rest, limits, tenant, ended, resolve: settle })
       this.dispatch()
     })
   }
@@ -367,7 +382,7 @@ export class ScriptEngine {
         const flight = worker.flights.get(message.id)
         if (!flight) return
         flight.restCalls++
-        this.rest(worker, message, flight.job.rest)
+        this.rest(worker, message, flight.job)
         return
       }
       case 'compiled':
@@ -398,19 +413,22 @@ export class ScriptEngine {
     return { status: 'ok' as const, result: outcome.result === undefined ? undefined : JSON.parse(outcome.result) }
   }
 
-  private rest(worker: PoolWorker, message: Extract<FromWorker, { type: 'rest' }>, rest: RunRequest['rest']) {
+  private rest(worker: PoolWorker, message: Extract<FromWorker, { type: 'rest' }>, job: Job) {
     const { id, call } = message
     const answer = (reply: { answer: string } | { error: string }) => {
       if (worker.flights.has(id)) this.post(worker, { type: 'rest', id, call, ...reply })
     }
     Promise.resolve()
       .then(() =>
-        rest({
-          endpoint: message.endpoint,
-          method: message.method,
-          headers: headersFrom(message.headers),
-          ...(message.body === undefined ? {} : { body: JSON.parse(message.body) }),
-        }),
+        job.rest(
+          {
+            endpoint: message.endpoint,
+            method: message.method,
+            headers: headersFrom(message.headers),
+            ...(message.body === undefined ? {} : { body: JSON.parse(message.body) }),
+          },
+          job.ended.signal,
+        ),
       )
       .then(
         ({ status, headers, body }) => answer({ answer: JSON.stringify({ status, headers, body }) }),
