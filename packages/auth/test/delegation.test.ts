@@ -11,7 +11,10 @@ async function build(t: Test, lines: string[] = []) {
     keys: { publicKey: resources.keys.publicKey },
     identity: recordsIdentity(resources.store),
   })
-  server.get('/env', { onRequest: server.auth.requireEnvironment }, async (request) => request.scope)
+  server.get('/env', { onRequest: server.auth.requireEnvironment }, async (request) => {
+    const { signal, ...scope } = request.scope
+    return { ...scope, ended: signal?.aborted }
+  })
   server.get('/whoami', { onRequest: server.auth.authenticate }, async (request) => request.caller)
   // A failing request is logged with its headers: the redaction must cover the handle.
   server.get('/fail', { onRequest: server.auth.requireEnvironment }, async (request) => {
@@ -42,6 +45,7 @@ t.test('a delegation acts as its user, in its environment alone, at its depth, u
     environmentId: 'acme',
     administrator: false,
     groups: ['sales'],
+    ended: false,
   })
 
   // Its user may use globex, the delegation may not.
@@ -62,6 +66,7 @@ t.test('a delegation acts as its user, in its environment alone, at its depth, u
   t.ok(lines.length > 0 && lines.every((line) => !line.includes(handle)), 'the handle is never logged')
 
   delegation.release()
+  t.equal(delegation.signal.aborted, true, 'the calls made with it learn that its run ended')
   const released = await server.inject({ method: 'GET', url: '/env', headers: delegation.headers })
   t.equal(released.statusCode, 401)
   t.equal(released.json().error, 'unauthorized')
