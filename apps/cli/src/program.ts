@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs'
 import { Command, CommanderError, InvalidArgumentError } from 'commander'
 import { ConfigError } from '@quire/service-kit'
 import { createAdministrator, resetPassword } from './commands/accounts.js'
@@ -6,6 +7,10 @@ import { listMail } from './commands/mail.js'
 import { exportEnvironment, importEnvironment } from './commands/transfer.js'
 import { upgrade } from './commands/upgrade.js'
 import { CliError, type Io } from './io.js'
+
+/** The CLI's own version: `package.json` sits one folder above `src/` and `dist/` alike. */
+const VERSION = (JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string })
+  .version
 
 const ENVIRONMENT_ID = /^[a-z0-9][a-z0-9_-]{0,63}$/
 
@@ -24,6 +29,7 @@ function positiveInteger(value: string): number {
 function program(io: Io): Command {
   const quire = new Command('quire')
     .description('Operate a Quire installation: accounts, backups, environments, upgrades, mail')
+    .version(VERSION, '-V, --version', 'print the version of quire')
     .exitOverride()
     .configureOutput({ writeOut: (text) => io.stdout.write(text), writeErr: (text) => io.stderr.write(text) })
     .showHelpAfterError('(run `quire help` for the commands)')
@@ -96,6 +102,11 @@ export async function run(argv: readonly string[], io: Io): Promise<number> {
       io.stderr.write(`quire: ${err.message}\n`)
       return 1
     }
-    throw err
+    // Anything else is a fault of ours or of the machine (a full disk, a store that will not open): one line, and
+    // the stack only when asked for.
+    const message = err instanceof Error ? err.message : String(err)
+    io.stderr.write(`quire: failed: ${message.split('\n')[0]}\n`)
+    if (io.env.QUIRE_DEBUG) io.stderr.write(`${err instanceof Error ? err.stack : ''}\n`)
+    return 2
   }
 }

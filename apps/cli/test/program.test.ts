@@ -1,3 +1,4 @@
+import { writeFile } from 'node:fs/promises'
 import t from 'tap'
 import { quire, tempDir } from './helper.js'
 
@@ -45,4 +46,21 @@ t.test('backup and restore point to the native tools for MongoDB and S3', async 
     t.match(result.stderr, /mongodump/)
     t.match(result.stderr, /mc mirror/)
   }
+})
+
+t.test('--version prints the version of the package', async (t) => {
+  const result = await quire(['--version'], {})
+  t.equal(result.code, 0)
+  t.match(result.stdout, /^\d+\.\d+\.\d+\n$/)
+})
+
+t.test('a failure outside the command line is one line on stderr, never a stack trace', async (t) => {
+  const dir = await tempDir(t)
+  // A data directory that is a file: the store cannot open.
+  const file = `${dir}/not-a-directory`
+  await writeFile(file, 'x')
+  const result = await quire(['upgrade'], { QUIRE_DATA_DIR: file })
+  t.equal(result.code, 2)
+  t.match(result.stderr, /^quire: failed: .+\n$/)
+  t.notMatch(result.stderr, /\n\s+at /)
 })
