@@ -1,6 +1,10 @@
-import { constants } from 'node:fs'
-import { copyFile, mkdir, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises'
+import { execFile } from 'node:child_process'
+import { createHash, randomBytes } from 'node:crypto'
+import { constants, createReadStream } from 'node:fs'
+import { copyFile, mkdir, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises'
 import { join, resolve } from 'node:path'
+import { pipeline } from 'node:stream/promises'
+import { promisify } from 'node:util'
 import {
   DOCUMENTS_COLLECTIONS,
   RECORDS_COMPRESSION_DICTIONARY,
@@ -8,23 +12,37 @@ import {
   findAttachment,
 } from '@quire/documents-service'
 import { openFileStore } from '@quire/files'
-import { openEmbeddedStore } from '@quire/records'
+import { embeddedStoreUsers, openEmbeddedStore } from '@quire/records'
 import type { CliConfig } from '../config.js'
 import { readConfig } from '../context.js'
 import { CliError, print, type Io } from '../io.js'
 import { progress } from '../progress.js'
 
-/** What a backup directory holds besides its data: checked by restore, so it never reads any other folder. */
+/**
+ * What a backup directory holds besides its data: checked by restore, so it never reads any other folder. Format 2
+ * records the sha256 of every file (by its path in the backup); format 1 backups have none.
+ */
 interface Manifest {
-  format: 1
+  format: 1 | 2
   createdOn: string
   files: number
+  checksums?: Record<string, string>
 }
 
 const MANIFEST = 'manifest.json'
 /** Snapshots taken before giving up, when files the snapshot refers to keep being removed meanwhile. */
 const ATTEMPTS = 3
 const PAGE = 500
+/** The parts of a data dir a backup holds, in the order restore puts them in place. */
+const PARTS = ['records', 'files', 'keys'] as const
+// Under tap the sources run as TypeScript; built, the walker sits next to this file's folder as walk-store.js.
+const WALK_STORE = new URL(import.meta.url.endsWith('.ts') ? '../walk-store.ts' : '../walk-store.js', import.meta.url)
+
+async function sha256(path: string): Promise<string> {
+  const hash = createHash('sha256')
+  await pipeline(createReadStream(path), hash)
+  return hash.digest('hex')
+}
 
 /** MongoDB and S3 have their own tools, which do this better than a copy through this process could. */
 function refuseExternal(config: CliConfig, command: string): void {
@@ -166,16 +184,60 @@ export async function backup(io: Io, dir: string): Promise<void> {
     }
     throw err
   }
+  const checksums: Record<string, string> = {}
+  for (const path of await listFiles(target)) checksums[path] = await sha256(join(target, path))
   const manifest: Manifest = {
-    format: 1,
+    format: 2,
     createdOn: new Date().toISOString(),
     files: (await listFiles(join(target, 'files'))).length,
+    checksums,
   }
   await writeFile(join(target, MANIFEST), `${JSON.stringify(manifest, null, 2)}\n`)
   print(io, `backed up ${dataDir} to ${target}: the store and ${manifest.files} files`)
 }
 
-/** Into a data dir no process uses: the store file and the files are put in place, nothing is merged. */
+/** Throws, naming the first file of the backup that is missing or whose bytes are not those it was made with. */
+async function verifyChecksums(source: string, manifest: Manifest): Promise<void> {
+  const damaged = (path: string, why: string) =>
+    new CliError(`the backup is damaged: ${path} ${why}; nothing was changed`)
+  if (!(await exists(join(source, 'records', 'data.mdb')))) throw damaged('records/data.mdb', 'is missing')
+  for (const [path, expected] of Object.entries(manifest.checksums ?? {})) {
+    if (path.split('/').includes('..')) throw damaged(path, 'is outside the backup')
+    let actual: string
+    try {
+      actual = await sha256(join(source, path))
+    } catch {
+      throw damaged(path, 'is missing')
+    }
+    if (actual !== expected) throw damaged(path, 'does not match its checksum')
+  }
+}
+
+/** Walks the store put together in `staging` in a process of its own (see walk-store.ts); throws when it fails. */
+async function verifyStore(staging: string): Promise<void> {
+  try {
+    await promisify(execFile)(process.execPath, [...process.execArgv, WALK_STORE.pathname, staging])
+  } catch (err) {
+    const { stderr, signal } = err as { stderr?: string; signal?: string }
+    const why = signal ? `reading it ended with ${signal}` : (stderr?.trim().split('\n')[0] ?? 'it cannot be read')
+    throw new CliError(`the backup is damaged: records/data.mdb is not a readable store (${why}); nothing was changed`)
+  }
+}
+
+/** Refuses while a process has the store of `dataDir` open: replacing it under a server loses its writes. */
+async function refuseInUse(dataDir: string): Promise<void> {
+  const users = await embeddedStoreUsers(dataDir)
+  if (users.length > 0) {
+    throw new CliError(`${dataDir} is in use by process ${users.join(', ')}: stop every Quire process using it first`)
+  }
+}
+
+/**
+ * Into a data dir no process uses. The backup is verified first (every checksum), then put together beside the
+ * data in `<dataDir>/.restore-<id>` and its store walked; only then are the parts swapped in by renames, the old
+ * ones kept in `<dataDir>/.replaced-<id>` until the last rename is done. Any failure before the swap leaves the
+ * data dir as it was.
+ */
 export async function restore(io: Io, dir: string, options: { force?: boolean }): Promise<void> {
   const config = readConfig(io)
   refuseExternal(config, 'restore')
@@ -187,18 +249,62 @@ export async function restore(io: Io, dir: string, options: { force?: boolean })
   } catch {
     throw new CliError(`${source} is not a backup made by \`quire backup\` (no ${MANIFEST})`)
   }
-  if (manifest.format !== 1) throw new CliError(`${source}: unknown backup format ${String(manifest.format)}`)
-  if (await exists(join(dataDir, 'records'))) {
+  if (manifest.format !== 1 && manifest.format !== 2) {
+    throw new CliError(`${source}: unknown backup format ${String(manifest.format)}`)
+  }
+  if (manifest.format === 1) io.stderr.write('quire: this backup records no checksums; only its store is checked\n')
+  await verifyChecksums(source, manifest)
+  const replacing = await exists(join(dataDir, 'records'))
+  if (replacing) {
     if (!options.force) {
       throw new CliError(
         `${dataDir} already holds a store: stop every Quire process using it, then pass --force to replace it`,
       )
     }
-    for (const part of ['records', 'files', 'keys']) await rm(join(dataDir, part), { recursive: true, force: true })
+    await refuseInUse(dataDir)
   }
-  await mkdir(join(dataDir, 'records'), { recursive: true })
-  await copyFile(join(source, 'records', 'data.mdb'), join(dataDir, 'records', 'data.mdb'))
-  const files = await copyFiles(io, join(source, 'files'), join(dataDir, 'files'), 'files')
-  await copyFiles(io, join(source, 'keys'), join(dataDir, 'keys'), 'keys')
+
+  const id = randomBytes(6).toString('hex')
+  const staging = join(dataDir, `.restore-${id}`)
+  const replaced = join(dataDir, `.replaced-${id}`)
+  await mkdir(join(staging, 'records'), { recursive: true, mode: 0o700 })
+  let files: number
+  try {
+    await copyFile(join(source, 'records', 'data.mdb'), join(staging, 'records', 'data.mdb'))
+    files = await copyFiles(io, join(source, 'files'), join(staging, 'files'), 'files')
+    await copyFiles(io, join(source, 'keys'), join(staging, 'keys'), 'keys')
+    await verifyStore(staging)
+    // A server may have started while the backup was copied.
+    if (replacing) await refuseInUse(dataDir)
+  } catch (err) {
+    await rm(staging, { recursive: true, force: true })
+    throw err
+  }
+
+  await mkdir(replaced, { mode: 0o700 })
+  const moved: string[] = []
+  try {
+    for (const part of PARTS) {
+      if (await exists(join(dataDir, part))) {
+        await rename(join(dataDir, part), join(replaced, part))
+        moved.push(part)
+      }
+    }
+    for (const part of PARTS) {
+      if (await exists(join(staging, part))) await rename(join(staging, part), join(dataDir, part))
+    }
+  } catch (err) {
+    // Put back what was moved aside: the data dir is as it was.
+    for (const part of PARTS) {
+      if (await exists(join(staging, part))) continue
+      await rm(join(dataDir, part), { recursive: true, force: true })
+    }
+    for (const part of moved) await rename(join(replaced, part), join(dataDir, part))
+    await rm(staging, { recursive: true, force: true })
+    await rm(replaced, { recursive: true, force: true })
+    throw new CliError(`the restore could not put the backup in place (${(err as Error).message}); nothing was changed`)
+  }
+  await rm(replaced, { recursive: true, force: true })
+  await rm(staging, { recursive: true, force: true })
   print(io, `restored the backup of ${manifest.createdOn} into ${dataDir}: the store and ${files} files`)
 }

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto'
-import { readdir, rm } from 'node:fs/promises'
+import { cp, open, readdir, readFile, rm, truncate, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
-import t from 'tap'
+import t, { type Test } from 'tap'
 import { DOCUMENTS_COLLECTIONS } from '@quire/documents-service'
 import { DEFINITIONS, form, list, login, quire, serve, tempDir } from '../helper.js'
 
@@ -132,3 +132,101 @@ t.test(
     t.match(lost.stderr, new RegExp(`files kept being removed while the backup ran \\(${key(attachmentId)}\\)`))
   },
 )
+
+/** A data dir with a user and a document, backed up; the server is closed. */
+async function backedUp(t: Test) {
+  const dataDir = await tempDir(t)
+  const running = await serve(t, dataDir)
+  const admin = (await login(running.server, 'admin', 'correct horse battery', 'default')).headers
+  await running.server.inject({ method: 'POST', url: DEFINITIONS, headers: admin, payload: { name: 'orders' } })
+  const documents = `${DEFINITIONS}/orders/documents`
+  const document = await running.server.inject({ method: 'POST', url: `${documents}/new`, headers: admin, payload: {} })
+  const documentId = (document.json() as { data: { _id: string } }).data._id
+  await running.server.inject({
+    method: 'POST',
+    url: `${documents}/${documentId}/attachments?valuePath=files`,
+    headers: admin,
+    payload: form([{ name: 'data.bin', content: BYTES }]),
+  })
+  const backupDir = join(await tempDir(t), 'backup')
+  const backup = await quire(['backup', backupDir], { QUIRE_DATA_DIR: dataDir })
+  t.equal(backup.code, 0, backup.stderr)
+  await running.close()
+  return { dataDir, backupDir }
+}
+
+/** A data dir holding a store of its own, and what a sign-in there reads: it must survive a refused restore. */
+async function occupied(t: Test) {
+  const dataDir = await tempDir(t)
+  const running = await serve(t, dataDir)
+  await running.close()
+  return { dataDir, before: await readdir(dataDir), store: await readFile(join(dataDir, 'records', 'data.mdb')) }
+}
+
+t.test('a damaged backup is refused with the name of the damaged file, and the data dir is untouched', async (t) => {
+  const { backupDir } = await backedUp(t)
+  const manifest = JSON.parse(await readFile(join(backupDir, 'manifest.json'), 'utf8')) as {
+    checksums: Record<string, string>
+  }
+  const attachment = Object.keys(manifest.checksums).find((path) => path.startsWith('files/')) ?? ''
+  t.ok(attachment, 'the manifest records the attachment file')
+  t.ok(manifest.checksums['records/data.mdb'], 'and the store')
+
+  const damages: [string, (dir: string) => Promise<void>, RegExp][] = [
+    [
+      'a truncated store',
+      (dir) => truncate(join(dir, 'records', 'data.mdb'), 8192),
+      /records\/data\.mdb does not match/,
+    ],
+    [
+      '512 overwritten bytes',
+      async (dir) => {
+        const file = await open(join(dir, 'records', 'data.mdb'), 'r+')
+        await file.write(Buffer.alloc(512, 0xff), 0, 512, 4096)
+        await file.close()
+      },
+      /records\/data\.mdb does not match/,
+    ],
+    ['no store', (dir) => rm(join(dir, 'records', 'data.mdb')), /records\/data\.mdb is missing/],
+    ['a deleted attachment', (dir) => rm(join(dir, attachment)), new RegExp(`${attachment} is missing`)],
+    ['an altered attachment', (dir) => writeFile(join(dir, attachment), 'not the bytes'), /does not match/],
+  ]
+  for (const [what, damage, message] of damages) {
+    const copy = join(await tempDir(t), 'copy')
+    await cp(backupDir, copy, { recursive: true })
+    await damage(copy)
+    const { dataDir, before, store } = await occupied(t)
+    const restore = await quire(['restore', copy, '--force'], { QUIRE_DATA_DIR: dataDir })
+    t.equal(restore.code, 1, what)
+    t.match(restore.stderr, message, what)
+    t.match(restore.stderr, /^quire: the backup is damaged: .*; nothing was changed\n$/, `${what}: one line`)
+    t.same(await readdir(dataDir), before, `${what}: nothing added or removed`)
+    t.same(await readFile(join(dataDir, 'records', 'data.mdb')), store, `${what}: the store as it was`)
+  }
+})
+
+t.test('a backup without checksums is still walked: a truncated store is refused', async (t) => {
+  const { backupDir } = await backedUp(t)
+  const manifestPath = join(backupDir, 'manifest.json')
+  const manifest = JSON.parse(await readFile(manifestPath, 'utf8')) as Record<string, unknown>
+  await writeFile(manifestPath, JSON.stringify({ format: 1, createdOn: manifest.createdOn, files: manifest.files }))
+  await truncate(join(backupDir, 'records', 'data.mdb'), 8192)
+  const { dataDir, before } = await occupied(t)
+  const restore = await quire(['restore', backupDir, '--force'], { QUIRE_DATA_DIR: dataDir })
+  t.equal(restore.code, 1)
+  t.match(restore.stderr, /no checksums/)
+  t.match(restore.stderr, /records\/data\.mdb is not a readable store/)
+  t.same(await readdir(dataDir), before)
+})
+
+t.test('restore refuses a data dir a running server holds, and the server keeps its writes', async (t) => {
+  const { backupDir } = await backedUp(t)
+  const dataDir = await tempDir(t)
+  const { server } = await serve(t, dataDir)
+  const admin = (await login(server, 'admin', 'correct horse battery', 'default')).headers
+  const restore = await quire(['restore', backupDir, '--force'], { QUIRE_DATA_DIR: dataDir })
+  t.equal(restore.code, 1)
+  t.match(restore.stderr, new RegExp(`is in use by process ${process.pid}`))
+  const created = await server.inject({ method: 'POST', url: DEFINITIONS, headers: admin, payload: { name: 'late' } })
+  t.equal(created.statusCode, 201, 'the server still writes into its own store')
+})
