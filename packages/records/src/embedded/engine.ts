@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto'
 import { open, type Database, type Key, type RootDatabase, type RootDatabaseOptionsWithPath } from 'lmdb'
 import { DuplicateKeyError, RecordsError, StoreUnavailableError } from '../errors.js'
 import type { IndexInfo, IndexSpec, StoredRecord } from '../port.js'
@@ -46,11 +47,35 @@ export const idOfKey = (key: string): string => key.slice(PREFIX_LENGTH)
 type EntriesDb = Database<string | null, IndexKey>
 type MetaKey = Array<string | number>
 
+/** Who builds an index: the process and the engine in it (`true`: a build recorded before builders were). */
+type Builder = { pid: number; engine: string } | true
+
 /** An index as held: its definition, the id its entries are keyed by, and whether it is still being built. */
 export interface LiveIndex extends StoredIndex {
   id: number
   /** Set while the build runs: writes keep the entries, queries do not use them. */
-  building?: true
+  building?: Builder
+  /**
+   * Set when a write gave a unique index being built a value another record holds: the write stands (the
+   * constraint applies once the index is complete), and the build fails at its next chunk.
+   */
+  duplicate?: true
+}
+
+/** Engines open in this process, by the id their builds record. */
+const liveEngines = new Set<string>()
+
+/** Whether the process that started a build is gone (a crash, a kill): the build will never finish. */
+function abandoned(builder: Builder): boolean {
+  if (builder === true) return true
+  if (builder.pid === process.pid) return !liveEngines.has(builder.engine)
+  try {
+    process.kill(builder.pid, 0)
+    return false
+  } catch (error) {
+    // EPERM: a live process of another user.
+    return (error as NodeJS.ErrnoException).code === 'ESRCH'
+  }
 }
 
 interface CollectionMeta {
@@ -164,6 +189,8 @@ export class Engine {
   readonly #changedMeta = new Set<string>()
   /** Builds running in this process, by index id: a second `ensureIndex` of one index waits for the first. */
   readonly #builds = new Map<number, Promise<void>>()
+  /** Recorded on the builds this engine starts, so that the next open tells a build in progress from a dead one. */
+  readonly #builder = { pid: process.pid, engine: randomUUID() }
   #sweeping: Promise<void> | undefined
   /** Set once `close` starts: new operations are refused, writes already issued finish first. */
   #closing: Promise<void> | undefined
@@ -204,8 +231,29 @@ export class Engine {
         dictionary.length > 0 ? { threshold: COMPRESSION_THRESHOLD, dictionary } : { threshold: COMPRESSION_THRESHOLD },
     })
     this.#entries = this.#env.openDB<string | null, IndexKey>({ name: 'entries', keyEncoding: 'ordered-binary' })
+    liveEngines.add(this.#builder.engine)
+    this.#dropAbandonedBuilds()
     // A drop interrupted by a restart left its ids in meta: this open's sweep finishes it.
     if (this.#meta.getKeysCount({ start: [GARBAGE], end: [GARBAGE, Infinity] }) > 0) this.sweep()
+  }
+
+  /**
+   * A build whose process died left its index half-made: never used by queries, but its entries (and a unique
+   * constraint) would be kept by every write with no build to finish it. It is dropped; the caller that wanted the
+   * index declares it again (the documents service's definitions, `quire upgrade`).
+   */
+  #dropAbandonedBuilds(): void {
+    this.#env.transactionSync(() => {
+      for (const { key, value } of this.#meta.getRange({ start: ['c'], end: ['d'] })) {
+        if ((key as MetaKey)[0] !== 'c') continue
+        const meta = value as CollectionMeta
+        const dead = meta.indexes.filter((index) => index.building && abandoned(index.building))
+        if (dead.length === 0) continue
+        const name = (key as MetaKey)[1] as string
+        this.#putMeta(name, { ...meta, indexes: meta.indexes.filter((index) => !dead.includes(index)) })
+        for (const index of dead) this.#meta.putSync([GARBAGE, index.id], true)
+      }
+    })
   }
 
   /**
@@ -370,7 +418,11 @@ export class Engine {
         // A new record (most writes): its entries, with no old ones to compare them to.
         const newEntries = after && isIndexed(spec, after) ? indexEntries(spec, after) : undefined
         if (!after || !newEntries) continue
-        for (const key of newEntries.keys) this.#putEntry(index, key, after._id)
+        for (const key of newEntries.keys) {
+          if (!this.#putEntry(index, key, after._id)) {
+            ;(updated ??= structuredClone(meta.indexes))[position]!.duplicate = true
+          }
+        }
         if (revealsArrays(index, newEntries)) {
           updated ??= structuredClone(meta.indexes)
           noteArrays(updated[position] as LiveIndex, newEntries)
@@ -391,7 +443,9 @@ export class Engine {
       if (!after || !newEntries) continue
       for (const [text, key] of newKeys) {
         if (before && before.id === after._id && oldKeys.has(text)) continue
-        this.#putEntry(index, key, after._id)
+        if (!this.#putEntry(index, key, after._id)) {
+          ;(updated ??= structuredClone(meta.indexes))[position]!.duplicate = true
+        }
       }
       if (revealsArrays(index, newEntries)) {
         updated ??= structuredClone(meta.indexes)
@@ -419,12 +473,16 @@ export class Engine {
     this.sortValues.changed(meta.id, size.stamp, stamp, ids)
   }
 
-  /** Adds the record's entry for `values`; in a unique index, refuses values another record holds. */
-  #putEntry(index: LiveIndex, values: IndexKey, id: string): void {
+  /**
+   * Adds the record's entry for `values`; in a unique index, refuses values another record holds. A write into
+   * a unique index still being built is not refused: false tells the caller to mark the build failed.
+   */
+  #putEntry(index: LiveIndex, values: IndexKey, id: string, writing = true): boolean {
     const unique = keyedByValues(index)
     if (unique) {
       const owner = this.#entries.get([index.id, ...values])
       if (owner !== undefined && owner !== id) {
+        if (writing && index.building) return false
         throw new DuplicateKeyError(
           index.spec.name,
           values.filter((_, i) => i % 2 === 1),
@@ -432,6 +490,7 @@ export class Engine {
       }
     }
     this.#entries.putSync(entryKey(index, values, id), unique ? id : null)
+    return true
   }
 
   /**
@@ -450,7 +509,13 @@ export class Engine {
         }
         return existing.building ? existing.id : undefined
       }
-      const index: LiveIndex = { spec, multikey: false, multikeyPaths: [], id: this.#nextId(), building: true }
+      const index: LiveIndex = {
+        spec,
+        multikey: false,
+        multikeyPaths: [],
+        id: this.#nextId(),
+        building: this.#builder,
+      }
       this.#putMeta(name, { ...meta, indexes: [...meta.indexes, index] })
       return index.id
     })
@@ -488,6 +553,7 @@ export class Engine {
     if (!meta || position < 0) return { done: true }
     const indexes = structuredClone(meta.indexes)
     const index = indexes[position] as LiveIndex
+    if (index.duplicate) throw new DuplicateKeyError(index.spec.name, [])
     let read = 0
     let last: string | undefined
     let changed = false
@@ -500,7 +566,7 @@ export class Engine {
       const record = JSON.parse(value) as StoredRecord
       if (isIndexed(index.spec, record)) {
         const entries = indexEntries(index.spec, record)
-        for (const values of entries.keys) this.#putEntry(index, values, id)
+        for (const values of entries.keys) this.#putEntry(index, values, id, false)
         changed = noteArrays(index, entries) || changed
       }
       last = id
@@ -606,6 +672,7 @@ export class Engine {
       await Promise.allSettled([...this.#pendingWrites])
       await this.#sweeping
       await this.#env.close()
+      liveEngines.delete(this.#builder.engine)
     })()
     return this.#closing
   }
