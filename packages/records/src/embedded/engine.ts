@@ -420,7 +420,8 @@ export class Engine {
         if (!after || !newEntries) continue
         for (const key of newEntries.keys) {
           if (!this.#putEntry(index, key, after._id)) {
-            ;(updated ??= structuredClone(meta.indexes))[position]!.duplicate = true
+            const failed = (updated ??= structuredClone(meta.indexes))[position] as LiveIndex
+            failed.duplicate = true
           }
         }
         if (revealsArrays(index, newEntries)) {
