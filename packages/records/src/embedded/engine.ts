@@ -445,7 +445,8 @@ export class Engine {
       for (const [text, key] of newKeys) {
         if (before && before.id === after._id && oldKeys.has(text)) continue
         if (!this.#putEntry(index, key, after._id)) {
-          ;(updated ??= structuredClone(meta.indexes))[position]!.duplicate = true
+          const failed = (updated ??= structuredClone(meta.indexes))[position] as LiveIndex
+          failed.duplicate = true
         }
       }
       if (revealsArrays(index, newEntries)) {
