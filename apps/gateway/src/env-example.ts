@@ -5,7 +5,7 @@ import { ConfigSchema } from './config.js'
 
 const HEADER = `Every variable a Quire server reads, with its default: generated from the config schemas by \`npm run env:example\` (a test fails when this file differs). All are optional.
 Copy to .env beside where you start Quire (it is read at start; variables already in the environment win), or export them.
-Any variable can come from a file instead: NAME_FILE=/path/to/file (key files, Docker secrets).`
+Any variable can come from a file instead: NAME_FILE=/path/to/file (key files, Docker secrets); one final line ending of the file is not part of the value.`
 
 /** Variables their schema does not describe: every variable needs a `description` there. */
 export const undescribed = (): string[] =>

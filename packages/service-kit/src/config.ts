@@ -22,8 +22,13 @@ export function processEnvironment(file = '.env'): NodeJS.ProcessEnv {
   return process.env
 }
 
-/** `NAME_FILE=/path` stands for `NAME=<that file's content>` (Docker secrets, key files); `NAME` wins. */
+/**
+ * `NAME_FILE=/path` stands for `NAME=<that file's content>` (Docker secrets, key files); `NAME` wins. One final
+ * line ending (`\n` or `\r\n`) is not part of the value: `echo` and editors add it, and a token read with it
+ * would never match.
+ */
 const FILE_SUFFIX = '_FILE'
+const FINAL_LINE_ENDING = /\r?\n$/
 
 function valueOf(env: NodeJS.ProcessEnv, key: string, problems: string[]): string | undefined {
   const value = env[key]
@@ -31,7 +36,7 @@ function valueOf(env: NodeJS.ProcessEnv, key: string, problems: string[]): strin
   const file = env[`${key}${FILE_SUFFIX}`]
   if (file === undefined || file === '') return undefined
   try {
-    return readFileSync(file, 'utf8')
+    return readFileSync(file, 'utf8').replace(FINAL_LINE_ENDING, '')
   } catch (error) {
     problems.push(`${key}${FILE_SUFFIX}: cannot read ${file} (${(error as NodeJS.ErrnoException).code ?? 'error'})`)
     return undefined
@@ -40,8 +45,9 @@ function valueOf(env: NodeJS.ProcessEnv, key: string, problems: string[]): strin
 
 /**
  * Reads an app's configuration from environment variables named as the schema's keys (`QUIRE_PORT`, ...), or
- * from the file a `<NAME>_FILE` variable names: converts strings to the declared types, applies defaults, and
- * lists every bad variable at once. Without `env`, the process environment completed by `./.env`.
+ * from the file a `<NAME>_FILE` variable names (less one final line ending): converts strings to the declared
+ * types, applies defaults, and lists every bad variable at once. Without `env`, the process environment completed
+ * by `./.env`.
  */
 export function loadConfig<T extends TObject>(schema: T, env: NodeJS.ProcessEnv = processEnvironment()): Static<T> {
   const raw: Record<string, unknown> = {}

@@ -11,6 +11,7 @@ import Fastify, {
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import { fail } from './api-error.js'
+import { answerClientError } from './client-error.js'
 import { installErrorHandlers, onFrameworkError } from './error-handler.js'
 import { installHealth } from './health.js'
 import { lingerAfterAnswer } from './lingering-close.js'
@@ -113,6 +114,7 @@ export function createServer(options: ServerOptions = {}): App {
     trustProxy: options.trustProxy ?? false,
     routerOptions: { maxParamLength: 256 },
     frameworkErrors: onFrameworkError,
+    clientErrorHandler: answerClientError,
     ajv: { customOptions: { coerceTypes: 'array', useDefaults: true, removeAdditional: false, allErrors: false } },
   }).withTypeProvider<TypeBoxTypeProvider>()
   app.addHook('onSend', (request, reply, payload, done) => {

@@ -1,7 +1,7 @@
 import { join } from 'node:path'
 import t from 'tap'
 import { Type } from '@sinclair/typebox'
-import { CommonConfigSchema, ConfigError, loadConfig, processEnvironment } from '../src/index.js'
+import { CommonConfigSchema, ConfigError, createServer, loadConfig, processEnvironment } from '../src/index.js'
 
 t.test('strings become the declared types and defaults apply', async (t) => {
   const config = loadConfig(CommonConfigSchema, { QUIRE_PORT: '9090' })
@@ -27,7 +27,7 @@ t.test(
   async (t) => {
     const dir = t.testdir({ 'public.pem': '-----BEGIN PUBLIC KEY-----\nabc\n-----END PUBLIC KEY-----\n' })
     const fromFile = loadConfig(CommonConfigSchema, { QUIRE_JWT_PUBLIC_KEY_FILE: join(dir, 'public.pem') })
-    t.equal(fromFile.QUIRE_JWT_PUBLIC_KEY, '-----BEGIN PUBLIC KEY-----\nabc\n-----END PUBLIC KEY-----\n')
+    t.equal(fromFile.QUIRE_JWT_PUBLIC_KEY, '-----BEGIN PUBLIC KEY-----\nabc\n-----END PUBLIC KEY-----')
     const given = loadConfig(CommonConfigSchema, {
       QUIRE_JWT_PUBLIC_KEY: 'given',
       QUIRE_JWT_PUBLIC_KEY_FILE: join(dir, 'public.pem'),
@@ -39,6 +39,30 @@ t.test(
     })
   },
 )
+
+t.test('a NAME_FILE value loses one final line ending (LF or CRLF), and nothing else', async (t) => {
+  const files = {
+    'echo.txt': 'a-token\n',
+    'windows.txt': 'a-token\r\n',
+    'two.txt': 'a-token\n\n',
+    'bare.txt': 'a-token',
+    'spaces.txt': ' a-token \n',
+  }
+  const dir = t.testdir(files)
+  const read = (file: string) => loadConfig(CommonConfigSchema, { QUIRE_MONGO_DB_FILE: join(dir, file) }).QUIRE_MONGO_DB
+  t.same(Object.keys(files).map(read), ['a-token', 'a-token', 'a-token\n', 'a-token', ' a-token '])
+})
+
+t.test('a metrics token written with `echo` into QUIRE_METRICS_TOKEN_FILE opens /metrics', async (t) => {
+  const token = 'metrics-token-0123456789'
+  const dir = t.testdir({ token: `${token}\n` })
+  const config = loadConfig(CommonConfigSchema, { QUIRE_METRICS_TOKEN_FILE: join(dir, 'token') })
+  const app = createServer({ logLevel: 'silent', metricsToken: config.QUIRE_METRICS_TOKEN })
+  t.after(() => app.close())
+  const res = await app.inject({ method: 'GET', url: '/metrics', headers: { authorization: `Bearer ${token}` } })
+  t.equal(res.statusCode, 200)
+  t.match(res.body, /^# HELP /m)
+})
 
 t.test('.env completes the environment: a variable already set wins, a missing file is fine', async (t) => {
   const dir = t.testdir({ '.env': 'QUIRE_TEST_FROM_FILE=file\nQUIRE_TEST_BOTH=file\n' })

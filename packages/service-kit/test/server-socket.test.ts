@@ -1,5 +1,6 @@
 import { connect, type Socket } from 'node:net'
 import t, { type Test } from 'tap'
+import { USER_DESCRIPTIONS, type ErrorCode } from '@quire/contracts'
 import { createServer, type App } from '../src/index.js'
 
 const BODY_LIMIT = 1024
@@ -166,4 +167,98 @@ t.test('answered before its body ends, on a connection kept alive: the next requ
   t.match((await answered(3))[2], { status: 200, headers: { connection: 'close' } })
   await closedByServer
   await refusesWhatFollows(t, socket, ended)
+})
+
+/** `answer` is the envelope of `code` with `status`, sent as JSON on a connection that closes. */
+function isEnvelope(t: Test, answer: Answer | undefined, status: number, code: ErrorCode, description: RegExp) {
+  t.match(answer, {
+    status,
+    headers: { 'content-type': 'application/json; charset=utf-8', connection: 'close', 'x-request-id': /^[\w-]{36}$/ },
+  })
+  const body = JSON.parse(answer?.body ?? 'null') as Record<string, unknown>
+  t.same(Object.keys(body), ['status', 'error', 'description', 'userDescription', 'message'])
+  t.match(body, { status: 'error', error: code, description, userDescription: USER_DESCRIPTIONS[code] })
+  t.equal(body.message, body.description)
+}
+
+t.test(`a request line over 16 KiB, still being sent: 431 in the envelope, and no reset (${RUNS} runs)`, async (t) => {
+  const port = await listening(t)
+  const outcomes: string[] = []
+  for (let run = 0; run < RUNS; run++) {
+    const { socket, ended, answers } = client(port)
+    socket.write('GET /echo?q=')
+    await sendWhile(
+      socket,
+      () => answers().length === 0,
+      () => 'a'.repeat(CHUNK.length),
+    )
+    socket.end()
+    const failure = await ended
+    const [answer] = answers()
+    if (run === 0) isEnvelope(t, answer, 431, 'request_header_fields_too_large', /^The request line and headers exceed/)
+    const read = answer ? `${answer.status} ${(JSON.parse(answer.body) as { error: string }).error}` : 'no answer'
+    outcomes.push(failure === undefined ? read : `${read}, reset (${failure.code})`)
+  }
+  t.same(outcomes, Array(RUNS).fill('431 request_header_fields_too_large'))
+})
+
+t.test('a header over 16 KiB: 431 in the envelope', async (t) => {
+  const port = await listening(t)
+  const { socket, answered } = client(port)
+  socket.write(`GET /echo HTTP/1.1\r\nhost: quire.test\r\nx-padding: ${'a'.repeat(20 * 1024)}\r\n\r\n`)
+  isEnvelope(t, (await answered(1))[0], 431, 'request_header_fields_too_large', /exceed 16384 bytes/)
+  socket.end()
+})
+
+const malformed = {
+  'bytes that are not HTTP': 'HELLO THERE\r\n\r\n',
+  'a Content-Length that is not a number': `${head('content-length: ten\r\n')}{}`,
+  'a header line without a colon': 'GET /echo HTTP/1.1\r\nhost quire.test\r\n\r\n',
+}
+
+for (const [name, sent] of Object.entries(malformed)) {
+  t.test(`${name}: 400 validation_error in the envelope, and nothing pipelined behind it runs`, async (t) => {
+    let ran = 0
+    const port = await listening(t, (app) =>
+      app.addHook('onRequest', async () => {
+        ran++
+      }),
+    )
+    const { socket, answered, ended } = client(port)
+    socket.write(`${sent}${head('content-length: 2\r\n')}{}`)
+    const answers = await answered(1)
+    isEnvelope(t, answers[0], 400, 'validation_error', /^The request is not valid HTTP \(HPE_\w+\)/)
+    socket.end()
+    await ended
+    t.equal(answers.length, 1, 'one answer')
+    t.equal(ran, 0, 'no request reached a route')
+  })
+}
+
+t.test('chunk extensions over the limit: 413 payload_too_large in the envelope', async (t) => {
+  const port = await listening(t)
+  const { socket, answered } = client(port)
+  socket.write(`${head('transfer-encoding: chunked\r\n')}1;${'a'.repeat(64 * 1024)}\r\n`)
+  isEnvelope(t, (await answered(1))[0], 413, 'payload_too_large', /chunk extensions/)
+  socket.end()
+})
+
+t.test('a request not received in time: 408 request_timeout in the envelope', async (t) => {
+  const app = createServer({ logLevel: 'silent', requestTimeout: 60_000 })
+  app.post('/echo', async (request) => ({ status: 'ok', data: request.body ?? null }))
+  // Node's own timers, made short here; it reads its checks' interval (an option its types lack) when it listens.
+  Object.assign(app.server, { headersTimeout: 100, requestTimeout: 200, connectionsCheckingInterval: 20 })
+  t.after(() => app.close())
+  const port = Number(new URL(await app.listen({ port: 0, host: '127.0.0.1' })).port)
+  const stalled = {
+    'headers that never end': 'POST /echo HTTP/1.1\r\nhost: quire.test\r\n',
+    'a body that never ends': `${head('content-length: 100\r\n')}{"a":`,
+  }
+  for (const [name, sent] of Object.entries(stalled)) {
+    const { socket, answered, ended } = client(port)
+    socket.write(sent)
+    isEnvelope(t, (await answered(1))[0], 408, 'request_timeout', /not received in time/)
+    socket.end()
+    t.equal(await ended, undefined, `${name}: closed without a reset`)
+  }
 })
