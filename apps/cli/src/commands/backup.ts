@@ -1,5 +1,5 @@
 import { constants } from 'node:fs'
-import { copyFile, mkdir, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises'
+import { chmod, copyFile, mkdir, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises'
 import { join, resolve } from 'node:path'
 import {
   DOCUMENTS_COLLECTIONS,
@@ -8,7 +8,7 @@ import {
   findAttachment,
 } from '@quire/documents-service'
 import { openFileStore } from '@quire/files'
-import { openEmbeddedStore } from '@quire/records'
+import { openEmbeddedStore, tightenDataDir } from '@quire/records'
 import type { CliConfig } from '../config.js'
 import { readConfig } from '../context.js'
 import { CliError, print, type Io } from '../io.js'
@@ -25,6 +25,9 @@ const MANIFEST = 'manifest.json'
 /** Snapshots taken before giving up, when files the snapshot refers to keep being removed meanwhile. */
 const ATTEMPTS = 3
 const PAGE = 500
+/** A backup holds what the data dir does (password hashes, keys, every tenant's documents): its owner's alone. */
+const DIR_MODE = 0o700
+const FILE_MODE = 0o600
 
 /** MongoDB and S3 have their own tools, which do this better than a copy through this process could. */
 function refuseExternal(config: CliConfig, command: string): void {
@@ -63,8 +66,9 @@ async function listFiles(root: string): Promise<string[]> {
 }
 
 /**
- * Copies the files of `from` missing in `to`. Stored files never change (a new upload gets a new key), so a
- * file already there is the same; one removed meanwhile is skipped (the caller checks what is still needed).
+ * Copies the files of `from` missing in `to`, owner-only (a copy has its source's mode, which files stored
+ * before modes were set have looser). Stored files never change (a new upload gets a new key), so a file
+ * already there is the same; one removed meanwhile is skipped (the caller checks what is still needed).
  */
 async function copyFiles(io: Io, from: string, to: string, label: string): Promise<number> {
   const paths = await listFiles(from)
@@ -75,9 +79,10 @@ async function copyFiles(io: Io, from: string, to: string, label: string): Promi
       bar.tick()
       const target = join(to, path)
       if (await exists(target)) continue
-      await mkdir(join(target, '..'), { recursive: true })
+      await mkdir(join(target, '..'), { recursive: true, mode: DIR_MODE })
       try {
         await copyFile(join(from, path), target, constants.COPYFILE_FICLONE)
+        await chmod(target, FILE_MODE)
         copied++
       } catch (err) {
         if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err
@@ -156,6 +161,8 @@ export async function backup(io: Io, dir: string): Promise<void> {
   const target = resolve(dir)
   if (!(await exists(join(dataDir, 'records')))) throw new CliError(`there is no embedded store in ${dataDir}`)
   if ((await exists(target)) && (await readdir(target)).length > 0) throw new CliError(`${target} is not empty`)
+  await mkdir(target, { recursive: true, mode: DIR_MODE })
+  await chmod(target, DIR_MODE)
 
   try {
     await copyConsistently(io, dataDir, target)
@@ -171,7 +178,7 @@ export async function backup(io: Io, dir: string): Promise<void> {
     createdOn: new Date().toISOString(),
     files: (await listFiles(join(target, 'files'))).length,
   }
-  await writeFile(join(target, MANIFEST), `${JSON.stringify(manifest, null, 2)}\n`)
+  await writeFile(join(target, MANIFEST), `${JSON.stringify(manifest, null, 2)}\n`, { mode: FILE_MODE })
   print(io, `backed up ${dataDir} to ${target}: the store and ${manifest.files} files`)
 }
 
@@ -196,9 +203,11 @@ export async function restore(io: Io, dir: string, options: { force?: boolean })
     }
     for (const part of ['records', 'files', 'keys']) await rm(join(dataDir, part), { recursive: true, force: true })
   }
-  await mkdir(join(dataDir, 'records'), { recursive: true })
+  await mkdir(join(dataDir, 'records'), { recursive: true, mode: DIR_MODE })
   await copyFile(join(source, 'records', 'data.mdb'), join(dataDir, 'records', 'data.mdb'))
+  await chmod(join(dataDir, 'records', 'data.mdb'), FILE_MODE)
   const files = await copyFiles(io, join(source, 'files'), join(dataDir, 'files'), 'files')
   await copyFiles(io, join(source, 'keys'), join(dataDir, 'keys'), 'keys')
+  tightenDataDir(dataDir)
   print(io, `restored the backup of ${manifest.createdOn} into ${dataDir}: the store and ${files} files`)
 }
