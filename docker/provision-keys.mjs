@@ -1,10 +1,13 @@
-// Provisions the JWT key pair for the compose stack (its `keys` job runs this as root, once per `up`):
+// Provisions the JWT key pair and the secrets key for the compose stack (its `keys` job runs this as root, once per
+// `up`):
 //   node provision-keys.mjs <private dir> <public dir> <uid>:<gid>
-// The private key goes to <private dir>, owned by <uid>:<gid> (the users service's user) and readable by it alone
-// (file 0400, folder 0700); only the users service mounts that volume. The public key goes to <public dir>, owned
-// by the user running this, read-only for everyone (0444 in 0755): every service mounts it, none can change it.
-// An existing private key is kept (tokens stay valid across restarts); the public key is derived from it again.
-import { createPublicKey, generateKeyPairSync } from 'node:crypto'
+// The private key and the secrets key (`secrets.key`: 32 random bytes in base64, sealing 2FA secrets at rest) go
+// to <private dir>, owned by <uid>:<gid> (the users service's user) and readable by it alone (files 0400, folder
+// 0700); only the users service mounts that volume, so all its replicas share them. The public key goes to
+// <public dir>, owned by the user running this, read-only for everyone (0444 in 0755): every service mounts it,
+// none can change it. Existing private and secrets keys are kept (tokens and sealed secrets stay valid across
+// restarts); the public key is derived from the private one again.
+import { createPublicKey, generateKeyPairSync, randomBytes } from 'node:crypto'
 import { chmodSync, chownSync, existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 
@@ -28,6 +31,7 @@ mkdirSync(privateDir, { recursive: true })
 mkdirSync(publicDir, { recursive: true })
 const privatePath = join(privateDir, 'jwt-private.pem')
 const publicPath = join(publicDir, 'jwt-public.pem')
+const secretsPath = join(privateDir, 'secrets.key')
 
 let privateKey
 if (existsSync(privatePath)) {
@@ -39,15 +43,18 @@ if (existsSync(privatePath)) {
   })
   place(privatePath, privateKey, 0o400, uid, gid)
 }
+if (!existsSync(secretsPath)) place(secretsPath, `${randomBytes(32).toString('base64')}\n`, 0o400, uid, gid)
 const publicKey = createPublicKey(privateKey).export({ type: 'spki', format: 'pem' })
 const self = { uid: process.getuid?.() ?? 0, gid: process.getgid?.() ?? 0 }
 place(publicPath, publicKey, 0o444, self.uid, self.gid)
 
 // Modes and owners set every run, so a volume from an earlier layout is brought to this one.
-chownSync(privatePath, uid, gid)
-chmodSync(privatePath, 0o400)
+for (const path of [privatePath, secretsPath]) {
+  chownSync(path, uid, gid)
+  chmodSync(path, 0o400)
+}
 chownSync(privateDir, uid, gid)
 chmodSync(privateDir, 0o700)
 chownSync(publicDir, self.uid, self.gid)
 chmodSync(publicDir, 0o755)
-console.log(`keys: private key for ${uid}:${gid} in ${privateDir}, public key in ${publicDir}`)
+console.log(`keys: private and secrets keys for ${uid}:${gid} in ${privateDir}, public key in ${publicDir}`)

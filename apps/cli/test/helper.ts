@@ -1,4 +1,4 @@
-import { mkdtemp, rm } from 'node:fs/promises'
+import { mkdtemp, readdir, rm, stat } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { PassThrough, Readable } from 'node:stream'
@@ -19,6 +19,18 @@ export async function tempDir(t: Teardown, prefix = 'quire-cli-'): Promise<strin
   const dir = await mkdtemp(join(tmpdir(), prefix))
   t.teardown(() => rm(dir, { recursive: true, force: true }))
   return dir
+}
+
+/** Every folder and file under `dir` (itself as `.`) whose mode lets group or others in, with that mode. */
+export async function notOwnerOnly(dir: string): Promise<Record<string, string>> {
+  const entries = await readdir(dir, { recursive: true, withFileTypes: true })
+  const paths = [dir, ...entries.map((entry) => join(entry.parentPath, entry.name))]
+  const loose: Record<string, string> = {}
+  for (const path of paths) {
+    const mode = (await stat(path)).mode & 0o777
+    if (mode !== 0o700 && mode !== 0o600) loose[path.slice(dir.length + 1) || '.'] = mode.toString(8)
+  }
+  return loose
 }
 
 /** `quire <argv>` in this process with `env` as its environment; what it printed and its exit code. */

@@ -1,7 +1,7 @@
 import { loadKeyPair } from '@quire/auth'
 import { RECORDS_COMPRESSION_DICTIONARY, s3Options } from '@quire/documents-service'
 import { openFileStore } from '@quire/files'
-import { openRecordStore } from '@quire/records'
+import { openRecordStore, tightenDataDir } from '@quire/records'
 import { createServer, loadConfig, startServer } from '@quire/service-kit'
 import { app, upstreamsFrom, type LocalResources } from './app.js'
 import { ConfigSchema } from './config.js'
@@ -18,6 +18,11 @@ const server = createServer({
 
 let local: LocalResources | undefined
 if (Object.values(upstreams).includes('local')) {
+  // Before anything is opened, so the one line tells what an earlier version left open to other local users.
+  const tightened = tightenDataDir(config.QUIRE_DATA_DIR)
+  if (tightened.length > 0) {
+    server.log.warn({ paths: tightened }, 'the data dir was readable by other local users: made owner-only (0700/0600)')
+  }
   const store = await openRecordStore({
     dataDir: config.QUIRE_DATA_DIR,
     mongoUrl: config.QUIRE_MONGO_URL,
@@ -29,6 +34,7 @@ if (Object.values(upstreams).includes('local')) {
     dataDir: config.QUIRE_DATA_DIR,
     publicKey: config.QUIRE_JWT_PUBLIC_KEY,
     privateKey: config.QUIRE_JWT_PRIVATE_KEY,
+    secretsKey: config.QUIRE_SECRETS_KEY,
   })
   local = { store, files, keys }
   server.addHook('onClose', async () => {

@@ -63,7 +63,11 @@ export const app: FastifyPluginAsync<UsersAppOptions> = async (fastify, options)
     maxDays: config.QUIRE_LONG_LIVED_TOKEN_MAX_DAYS,
   })
   await fastify.register(throttlePlugin, { store, now })
-  await fastify.register(twoFactorPlugin, { issuer: config.QUIRE_TOTP_ISSUER, now })
+  if (!keys.secretsKey) {
+    // Generated beside a generated key pair only: with the private key given, each replica would seal with its own.
+    throw new Error('the users service needs the secrets key: set QUIRE_SECRETS_KEY beside QUIRE_JWT_PRIVATE_KEY')
+  }
+  await fastify.register(twoFactorPlugin, { store, issuer: config.QUIRE_TOTP_ISSUER, now, secretsKey: keys.secretsKey })
   await fastify.register(accountsPlugin, {
     store,
     maxPerAccount: config.QUIRE_LOGIN_MAX_FAILURES_PER_ACCOUNT,

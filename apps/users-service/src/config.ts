@@ -69,6 +69,13 @@ export const UsersConfigSchema = Type.Object({
     default: 'Quire',
     description: 'Issuer shown by authenticator apps.',
   }),
+  QUIRE_SECRETS_KEY: Type.Optional(
+    Type.String({
+      minLength: 1,
+      description:
+        'Key sealing 2FA secrets at rest: 32 bytes in base64 (`openssl rand -base64 32`). Required with QUIRE_JWT_PRIVATE_KEY, the same for every users service replica; with neither, one is generated into $QUIRE_DATA_DIR/keys.',
+    }),
+  ),
   QUIRE_LOGIN_MAX_FAILURES_PER_ACCOUNT: Type.Integer({
     minimum: 1,
     default: 10,

@@ -14,6 +14,7 @@ const keys = await loadKeyPair({
   dataDir: config.QUIRE_DATA_DIR,
   privateKey: config.QUIRE_JWT_PRIVATE_KEY,
   publicKey: config.QUIRE_JWT_PUBLIC_KEY,
+  secretsKey: config.QUIRE_SECRETS_KEY,
 })
 const server = createServer({
   logLevel: config.QUIRE_LOG_LEVEL,

@@ -32,7 +32,8 @@ const SECRET_KEYS = new Set([
   'environmentIds',
   'activeEnvironmentIds',
 ])
-const HASH_VALUE = /^(scrypt\$|[0-9a-f]{64}$)/
+/** A password hash, a token or recovery code hash, a sealed 2FA secret. */
+const HASH_VALUE = /^(scrypt\$|v1\$|[0-9a-f]{64}$)/
 
 /** The path of the first secret found in a parsed body, or null. */
 export function findSecret(value: unknown, path = ''): string | null {

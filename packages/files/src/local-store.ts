@@ -1,5 +1,5 @@
 import { createHash, randomUUID } from 'node:crypto'
-import { access, constants, mkdir, open, rename, rm, copyFile, type FileHandle } from 'node:fs/promises'
+import { access, chmod, constants, copyFile, mkdir, open, rename, rm, stat, type FileHandle } from 'node:fs/promises'
 import { join } from 'node:path'
 import { Readable } from 'node:stream'
 import { pipeline } from 'node:stream/promises'
@@ -11,6 +11,9 @@ import type { FileInfo, FileStore } from './port.js'
 
 /** Trailer appended after the bytes: its JSON, then its length as 4 bytes, so ranges read from offset 0. */
 const LENGTH_BYTES = 4
+/** Owner-only: attachments are tenants' documents. */
+const DIR_MODE = 0o700
+const FILE_MODE = 0o600
 
 function isMissing(error: unknown): boolean {
   return error instanceof Error && 'code' in error && error.code === 'ENOENT'
@@ -29,12 +32,14 @@ async function readInfo(handle: FileHandle): Promise<FileInfo> {
  * The local adapter: one file per key under `<dataDir>/files`, named by the key's sha256 (so no key maps
  * outside the directory and `a` and `a/b` can coexist), holding the bytes then a metadata trailer. Writes go
  * to a temp file, are fsynced, then renamed into place: a reader sees the old file or the new one, never a
- * torn one. The etag is the sha256 of the content.
+ * torn one. The etag is the sha256 of the content. Folders are 0700 and files 0600; the two top folders of an
+ * install from before are tightened at open (what they hold is then out of others' reach).
  */
 export async function openLocalStore(dataDir: string): Promise<FileStore> {
   const root = join(dataDir, 'files')
   const tmp = join(root, 'tmp')
-  await mkdir(tmp, { recursive: true })
+  await mkdir(tmp, { recursive: true, mode: DIR_MODE })
+  for (const dir of [root, tmp]) if (((await stat(dir)).mode & 0o077) !== 0) await chmod(dir, DIR_MODE)
 
   const pathOf = (key: string): string => {
     const hash = createHash('sha256').update(checkKey(key)).digest('hex')
@@ -43,7 +48,7 @@ export async function openLocalStore(dataDir: string): Promise<FileStore> {
 
   const place = async (temp: string, key: string): Promise<void> => {
     const target = pathOf(key)
-    await mkdir(join(target, '..'), { recursive: true })
+    await mkdir(join(target, '..'), { recursive: true, mode: DIR_MODE })
     await rename(temp, target)
   }
 
@@ -60,7 +65,7 @@ export async function openLocalStore(dataDir: string): Promise<FileStore> {
       checkKey(key)
       const temp = join(tmp, randomUUID())
       const hash = createHash('sha256')
-      const handle = await open(temp, 'wx')
+      const handle = await open(temp, 'wx', FILE_MODE)
       try {
         await pipeline(source, exactSize(size), async function (chunks: AsyncIterable<Buffer>) {
           for await (const chunk of chunks) {
@@ -129,6 +134,8 @@ export async function openLocalStore(dataDir: string): Promise<FileStore> {
       } catch (error) {
         throw isMissing(error) ? new FileNotFoundError(fromKey) : error
       }
+      // The copy has its source's mode, which a file stored before modes were set has looser.
+      await chmod(temp, FILE_MODE)
       await place(temp, toKey)
       return info
     },

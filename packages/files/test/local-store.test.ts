@@ -1,4 +1,4 @@
-import { readdir, rm } from 'node:fs/promises'
+import { chmod, readdir, rm, stat } from 'node:fs/promises'
 import { join } from 'node:path'
 import { Readable } from 'node:stream'
 import t from 'tap'
@@ -24,3 +24,45 @@ t.test('ping fails when the files directory is gone', async (t) => {
   await rm(join(dir, 'files'), { recursive: true })
   await t.rejects(store.ping())
 })
+
+t.test(
+  'stored files and their folders are owner-only; the folders of an install from before are tightened',
+  async (t) => {
+    const dir = t.testdir()
+    const modeOf = async (path: string) => (await stat(path)).mode & 0o777
+    const store = await openFileStore({ dataDir: join(dir, 'data') })
+    t.teardown(() => store.close())
+    await store.put('env/def/doc/a', Readable.from([Buffer.from('secret')]), { size: 6, contentType: 'text/plain' })
+    await store.copy('env/def/doc/a', 'env/def/doc/b')
+    const root = join(dir, 'data', 'files')
+    const entries = await readdir(root, { recursive: true, withFileTypes: true })
+    const stored = entries.filter((entry) => entry.isFile()).map((entry) => join(entry.parentPath, entry.name))
+    const folders = entries.filter((entry) => entry.isDirectory()).map((entry) => join(entry.parentPath, entry.name))
+    t.equal(stored.length, 2)
+    t.same(await Promise.all(stored.map(modeOf)), [0o600, 0o600])
+    t.same(
+      await Promise.all([join(dir, 'data'), root, ...folders].map(modeOf)),
+      [join(dir, 'data'), root, ...folders].map(() => 0o700),
+    )
+
+    await chmod(root, 0o755)
+    await chmod(join(root, 'tmp'), 0o755)
+    const legacy = stored[0] ?? ''
+    await chmod(legacy, 0o644)
+    const reopened = await openFileStore({ dataDir: join(dir, 'data') })
+    t.teardown(() => reopened.close())
+    t.equal(await modeOf(root), 0o700)
+    t.equal(await modeOf(join(root, 'tmp')), 0o700)
+    await reopened.copy('env/def/doc/a', 'env/def/doc/c')
+    await reopened.copy('env/def/doc/b', 'env/def/doc/d')
+    const copies = (await readdir(root, { recursive: true, withFileTypes: true })).filter((entry) => entry.isFile())
+    t.equal(copies.length, 4)
+    const copyModes = await Promise.all(
+      copies
+        .map((entry) => join(entry.parentPath, entry.name))
+        .filter((path) => path !== legacy)
+        .map(modeOf),
+    )
+    t.same(copyModes, [0o600, 0o600, 0o600], 'a copy of a 0644 file is 0600')
+  },
+)

@@ -16,19 +16,20 @@ export interface TestResources {
   dataDir: string
   store: RecordStore
   files: FileStore
-  keys: { publicKey: string; privateKey: string }
+  keys: { publicKey: string; privateKey: string; secretsKey: Buffer }
 }
 
-/** A fresh data dir with an embedded store, local files and a key pair, all removed when the test ends. */
+/** A fresh data dir with an embedded store, local files, a key pair and a secrets key, all removed when the test ends. */
 export async function testResources(t: Teardown): Promise<TestResources> {
   const dataDir = await mkdtemp(join(tmpdir(), 'quire-test-'))
   const store = await openRecordStore({ dataDir })
   const files = await openFileStore({ dataDir })
-  const keys = generateKeyPairSync('rsa', {
+  const pair = generateKeyPairSync('rsa', {
     modulusLength: 2048,
     publicKeyEncoding: { type: 'spki', format: 'pem' },
     privateKeyEncoding: { type: 'pkcs8', format: 'pem' },
   })
+  const keys = { ...pair, secretsKey: randomBytes(32) }
   t.teardown(async () => {
     await files.close()
     await store.close()

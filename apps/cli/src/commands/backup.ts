@@ -1,7 +1,7 @@
 import { execFile } from 'node:child_process'
 import { createHash, randomBytes } from 'node:crypto'
 import { constants, createReadStream } from 'node:fs'
-import { copyFile, mkdir, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises'
+import { chmod, copyFile, mkdir, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises'
 import { join, resolve } from 'node:path'
 import { pipeline } from 'node:stream/promises'
 import { promisify } from 'node:util'
@@ -12,7 +12,7 @@ import {
   findAttachment,
 } from '@quire/documents-service'
 import { openFileStore } from '@quire/files'
-import { embeddedStoreUsers, openEmbeddedStore } from '@quire/records'
+import { embeddedStoreUsers, openEmbeddedStore, tightenDataDir } from '@quire/records'
 import type { CliConfig } from '../config.js'
 import { readConfig } from '../context.js'
 import { CliError, print, type Io } from '../io.js'
@@ -43,6 +43,9 @@ async function sha256(path: string): Promise<string> {
   await pipeline(createReadStream(path), hash)
   return hash.digest('hex')
 }
+/** A backup holds what the data dir does (password hashes, keys, every tenant's documents): its owner's alone. */
+const DIR_MODE = 0o700
+const FILE_MODE = 0o600
 
 /** MongoDB and S3 have their own tools, which do this better than a copy through this process could. */
 function refuseExternal(config: CliConfig, command: string): void {
@@ -81,8 +84,9 @@ async function listFiles(root: string): Promise<string[]> {
 }
 
 /**
- * Copies the files of `from` missing in `to`. Stored files never change (a new upload gets a new key), so a
- * file already there is the same; one removed meanwhile is skipped (the caller checks what is still needed).
+ * Copies the files of `from` missing in `to`, owner-only (a copy has its source's mode, which files stored
+ * before modes were set have looser). Stored files never change (a new upload gets a new key), so a file
+ * already there is the same; one removed meanwhile is skipped (the caller checks what is still needed).
  */
 async function copyFiles(io: Io, from: string, to: string, label: string): Promise<number> {
   const paths = await listFiles(from)
@@ -93,9 +97,10 @@ async function copyFiles(io: Io, from: string, to: string, label: string): Promi
       bar.tick()
       const target = join(to, path)
       if (await exists(target)) continue
-      await mkdir(join(target, '..'), { recursive: true })
+      await mkdir(join(target, '..'), { recursive: true, mode: DIR_MODE })
       try {
         await copyFile(join(from, path), target, constants.COPYFILE_FICLONE)
+        await chmod(target, FILE_MODE)
         copied++
       } catch (err) {
         if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err
@@ -174,6 +179,8 @@ export async function backup(io: Io, dir: string): Promise<void> {
   const target = resolve(dir)
   if (!(await exists(join(dataDir, 'records')))) throw new CliError(`there is no embedded store in ${dataDir}`)
   if ((await exists(target)) && (await readdir(target)).length > 0) throw new CliError(`${target} is not empty`)
+  await mkdir(target, { recursive: true, mode: DIR_MODE })
+  await chmod(target, DIR_MODE)
 
   try {
     await copyConsistently(io, dataDir, target)
@@ -192,7 +199,7 @@ export async function backup(io: Io, dir: string): Promise<void> {
     files: (await listFiles(join(target, 'files'))).length,
     checksums,
   }
-  await writeFile(join(target, MANIFEST), `${JSON.stringify(manifest, null, 2)}\n`)
+  await writeFile(join(target, MANIFEST), `${JSON.stringify(manifest, null, 2)}\n`, { mode: FILE_MODE })
   print(io, `backed up ${dataDir} to ${target}: the store and ${manifest.files} files`)
 }
 
@@ -267,10 +274,11 @@ export async function restore(io: Io, dir: string, options: { force?: boolean })
   const id = randomBytes(6).toString('hex')
   const staging = join(dataDir, `.restore-${id}`)
   const replaced = join(dataDir, `.replaced-${id}`)
-  await mkdir(join(staging, 'records'), { recursive: true, mode: 0o700 })
+  await mkdir(join(staging, 'records'), { recursive: true, mode: DIR_MODE })
   let files: number
   try {
     await copyFile(join(source, 'records', 'data.mdb'), join(staging, 'records', 'data.mdb'))
+    await chmod(join(staging, 'records', 'data.mdb'), FILE_MODE)
     files = await copyFiles(io, join(source, 'files'), join(staging, 'files'), 'files')
     await copyFiles(io, join(source, 'keys'), join(staging, 'keys'), 'keys')
     await verifyStore(staging)
@@ -281,7 +289,7 @@ export async function restore(io: Io, dir: string, options: { force?: boolean })
     throw err
   }
 
-  await mkdir(replaced, { mode: 0o700 })
+  await mkdir(replaced, { mode: DIR_MODE })
   const moved: string[] = []
   try {
     for (const part of PARTS) {
@@ -306,5 +314,6 @@ export async function restore(io: Io, dir: string, options: { force?: boolean })
   }
   await rm(replaced, { recursive: true, force: true })
   await rm(staging, { recursive: true, force: true })
+  tightenDataDir(dataDir)
   print(io, `restored the backup of ${manifest.createdOn} into ${dataDir}: the store and ${files} files`)
 }

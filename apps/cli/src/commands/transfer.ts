@@ -44,6 +44,9 @@ interface Counts {
 
 const NDJSON = 'environment.ndjson'
 const PAGE = 500
+/** An export holds an environment's documents, files and users: what it creates is its owner's alone. */
+const DIR_MODE = 0o700
+const FILE_MODE = 0o600
 const ACTOR = 'quire-cli'
 
 /** Where the NDJSON goes (or comes from) and where the attachment files sit; no files beside a lone `.ndjson`. */
@@ -66,8 +69,8 @@ export async function exportEnvironment(io: Io, environmentId: string, path: str
     withFiles(config, async (files) => {
       const environment = await USERS_COLLECTIONS.environments.in(store).findOne({ _id: environmentId })
       if (!environment) throw new CliError(`there is no environment "${environmentId}"`)
-      await mkdir(dirname(target.ndjson), { recursive: true })
-      const stream = createWriteStream(target.ndjson, { flags: 'wx' })
+      await mkdir(dirname(target.ndjson), { recursive: true, mode: DIR_MODE })
+      const stream = createWriteStream(target.ndjson, { flags: 'wx', mode: FILE_MODE })
       out = stream
       const write = async (text: string) => {
         if (!stream.write(`${text}\n`)) await once(stream, 'drain')
@@ -142,9 +145,9 @@ export async function exportEnvironment(io: Io, environmentId: string, path: str
 async function copyOut(files: FileStore, key: string, path: string): Promise<string | null> {
   const info = await files.stat(key)
   if (!info) return null
-  await mkdir(dirname(path), { recursive: true })
+  await mkdir(dirname(path), { recursive: true, mode: DIR_MODE })
   const { stream } = await files.get(key)
-  await pipeline(stream, createWriteStream(path))
+  await pipeline(stream, createWriteStream(path, { mode: FILE_MODE }))
   return info.contentType
 }
 

@@ -1,9 +1,9 @@
 import { createHash } from 'node:crypto'
-import { cp, open, readdir, readFile, rm, truncate, writeFile } from 'node:fs/promises'
+import { chmod, cp, open, readdir, readFile, rm, truncate, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import t, { type Test } from 'tap'
 import { DOCUMENTS_COLLECTIONS } from '@quire/documents-service'
-import { DEFINITIONS, form, list, login, quire, serve, tempDir } from '../helper.js'
+import { DEFINITIONS, form, list, login, notOwnerOnly, quire, serve, tempDir } from '../helper.js'
 
 const BYTES = Buffer.from(Array.from({ length: 70_000 }, (_, i) => i % 251))
 
@@ -229,4 +229,39 @@ t.test('restore refuses a data dir a running server holds, and the server keeps 
   t.match(restore.stderr, new RegExp(`is in use by process ${process.pid}`))
   const created = await server.inject({ method: 'POST', url: DEFINITIONS, headers: admin, payload: { name: 'late' } })
   t.equal(created.statusCode, 201, 'the server still writes into its own store')
+})
+
+t.test('a backup and a restore are owner-only, files stored 0644 by an earlier version included', async (t) => {
+  const dataDir = await tempDir(t)
+  const { server, close } = await serve(t, dataDir)
+  const admin = (await login(server, 'admin', 'correct horse battery', 'default')).headers
+  await server.inject({ method: 'POST', url: DEFINITIONS, headers: admin, payload: { name: 'orders' } })
+  const documents = `${DEFINITIONS}/orders/documents`
+  const document = await server.inject({ method: 'POST', url: `${documents}/new`, headers: admin, payload: {} })
+  const documentId = (document.json() as { data: { _id: string } }).data._id
+  const upload = await server.inject({
+    method: 'POST',
+    url: `${documents}/${documentId}/attachments?valuePath=files`,
+    headers: admin,
+    payload: form([{ name: 'a.txt', content: 'a' }]),
+  })
+  t.equal(upload.statusCode, 201, upload.body)
+  await close()
+  t.same(await notOwnerOnly(dataDir), {}, 'the server wrote nothing others can read')
+  const entries = await readdir(dataDir, { recursive: true, withFileTypes: true })
+  for (const entry of entries) {
+    await chmod(join(entry.parentPath, entry.name), entry.isDirectory() ? 0o755 : 0o644)
+  }
+
+  const backupDir = await tempDir(t)
+  await chmod(backupDir, 0o755)
+  const backup = await quire(['backup', backupDir], { QUIRE_DATA_DIR: dataDir })
+  t.equal(backup.code, 0, backup.stderr)
+  t.same(await notOwnerOnly(backupDir), {}, 'the backup folder and all in it')
+  t.ok((await readdir(join(backupDir, 'files'), { recursive: true })).length > 0, 'with the attachment')
+
+  const restoredDir = join(await tempDir(t), 'restored')
+  const restore = await quire(['restore', backupDir], { QUIRE_DATA_DIR: restoredDir })
+  t.equal(restore.code, 0, restore.stderr)
+  t.same(await notOwnerOnly(restoredDir), {}, 'the restored data dir')
 })

@@ -1,8 +1,8 @@
-import { readFile, writeFile } from 'node:fs/promises'
+import { readFile, stat, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import t from 'tap'
 import type { App } from '@quire/service-kit'
-import { DEFINITIONS, form, list, login, quire, serve, tempDir } from '../helper.js'
+import { DEFINITIONS, form, list, login, notOwnerOnly, quire, serve, tempDir } from '../helper.js'
 
 interface Listed {
   _id: string
@@ -137,4 +137,31 @@ t.test('an environment exported and imported into a fresh one answers the same l
     t.equal(unknown.code, 1)
     t.match(unknown.stderr, /there is no environment "nowhere"/)
   })
+})
+
+t.test('an export, to a folder or a lone .ndjson, is owner-only', async (t) => {
+  const dataDir = await tempDir(t)
+  const { server } = await serve(t, dataDir)
+  const admin = (await login(server, 'admin', 'correct horse battery', 'default')).headers
+  await server.inject({ method: 'POST', url: DEFINITIONS, headers: admin, payload: { name: 'orders' } })
+  const documents = `${DEFINITIONS}/orders/documents`
+  const document = await server.inject({ method: 'POST', url: `${documents}/new`, headers: admin, payload: {} })
+  const documentId = (document.json() as { data: { _id: string } }).data._id
+  const upload = await server.inject({
+    method: 'POST',
+    url: `${documents}/${documentId}/attachments?valuePath=files`,
+    headers: admin,
+    payload: form([{ name: 'a.txt', content: 'a' }]),
+  })
+  t.equal(upload.statusCode, 201, upload.body)
+
+  const exportDir = join(await tempDir(t), 'export')
+  const exported = await quire(['export', 'default', exportDir], { QUIRE_DATA_DIR: dataDir })
+  t.equal(exported.code, 0, exported.stderr)
+  t.match(exported.stdout, /1 files/)
+  t.same(await notOwnerOnly(exportDir), {}, 'the folder, the NDJSON and the attachment files')
+
+  const lone = join(await tempDir(t), 'default.ndjson')
+  t.equal((await quire(['export', 'default', lone], { QUIRE_DATA_DIR: dataDir })).code, 0)
+  t.equal((await stat(lone)).mode & 0o777, 0o600)
 })

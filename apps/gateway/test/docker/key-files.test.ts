@@ -22,6 +22,7 @@ t.test(
     const users = await startApp('users-service', {
       ...shared,
       QUIRE_JWT_PRIVATE_KEY_FILE: join(keys, 'private', 'jwt-private.pem'),
+      QUIRE_SECRETS_KEY_FILE: join(keys, 'private', 'secrets.key'),
       QUIRE_ADMIN_PASSWORD: ADMIN.password,
     })
     t.teardown(users.stop)

@@ -26,6 +26,10 @@ t.test("the private key is its owner's alone, the public key everyone's to read 
   t.equal(await mode(privatePath), 0o400, 'private key 0400')
   t.match(await stat(privatePath), owner, 'private key owned by the users service')
   t.match(await stat(join(dir, 'private')), owner)
+  const secretsPath = join(dir, 'private', 'secrets.key')
+  t.equal(await mode(secretsPath), 0o400, 'secrets key 0400, beside the private key')
+  t.match(await stat(secretsPath), owner)
+  t.equal(Buffer.from((await readFile(secretsPath, 'utf8')).trim(), 'base64').length, 32, '32 bytes in base64')
   t.equal(await mode(join(dir, 'public')), 0o755, 'public folder 0755')
   t.equal(await mode(publicPath), 0o444, 'public key 0444')
   t.match(await stat(publicPath), self, 'public key owned by the provisioner')
@@ -37,8 +41,10 @@ t.test("the private key is its owner's alone, the public key everyone's to read 
   t.notMatch(await readFile(publicPath, 'utf8'), /PRIVATE/)
 
   const before = await readFile(privatePath, 'utf8')
+  const secretsBefore = await readFile(secretsPath, 'utf8')
   await provision(dir)
   t.equal(await readFile(privatePath, 'utf8'), before, 'a second run keeps the key (tokens stay valid)')
+  t.equal(await readFile(secretsPath, 'utf8'), secretsBefore, 'and the secrets key (sealed secrets stay readable)')
   t.equal(await mode(privatePath), 0o400)
 })
 

@@ -12,6 +12,8 @@ export interface Running {
   stop(): Promise<void>
   /** Resolves with the first later log line that matches. */
   waitForLog(pattern: RegExp): Promise<string>
+  /** Every log line so far, those before it listened included. */
+  readonly logged: readonly string[]
 }
 
 const started = new Set<ChildProcess>()
@@ -48,6 +50,8 @@ export function startApp(app: string, env: Record<string, string>, port = 0): Pr
   })
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()))
   const lines = createInterface({ input: child.stdout! })
+  const logged: string[] = []
+  lines.on('line', (line) => logged.push(line))
   const waitForLog = (pattern: RegExp) =>
     new Promise<string>((resolve) => {
       const onLine = (line: string) => {
@@ -67,6 +71,7 @@ export function startApp(app: string, env: Record<string, string>, port = 0): Pr
         port: Number(match[2]),
         child,
         waitForLog,
+        logged,
         stop: async () => {
           if (child.exitCode === null) child.kill('SIGTERM')
           await exited

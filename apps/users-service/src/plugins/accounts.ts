@@ -172,13 +172,13 @@ function accounts({ store, ...options }: AccountsOptions, throttle: Throttle, tw
       const user = await users.findOne({ _id: userId })
       if (!user) throw fail('unauthorized', 'The token is no longer valid')
       refuseWhenEnabled(user)
-      const setup = twoFactor.setup(user.username)
+      const { secret, uri, stored } = twoFactor.setup(user.username)
       // Pending until enabled with a code from it (and the password): a setup nobody finishes changes nothing.
       await users.updateOne(
         { _id: userId },
-        { $set: { 'authentication.totpSecret': setup.secret, 'authentication.totpEnabled': false } },
+        { $set: { 'authentication.totpSecret': stored, 'authentication.totpEnabled': false } },
       )
-      return setup
+      return { secret, uri }
     },
 
     async enableTwoFactor(proof, code) {

@@ -1,4 +1,4 @@
-import { mkdir } from 'node:fs/promises'
+import { chmod, mkdir } from 'node:fs/promises'
 import { join } from 'node:path'
 import { open } from 'lmdb'
 import { StoreUnavailableError } from '../errors.js'
@@ -6,6 +6,7 @@ import type { Collection, RecordStore, StoredRecord, Transaction } from '../port
 import { EmbeddedCollection } from './embedded-collection.js'
 import { EmbeddedTransaction } from './embedded-transaction.js'
 import { Engine, type EngineOptions } from './engine.js'
+import { PRIVATE_DIR_MODE, PRIVATE_FILE_MODE, privateStoreDir } from './private-modes.js'
 
 export interface EmbeddedRecordStore extends RecordStore {
   /** Records and index entries read so far; lets tests see whether a query used an index. */
@@ -23,21 +24,26 @@ export interface EmbeddedRecordStore extends RecordStore {
   sweep(): Promise<void>
 }
 
-/** The embedded adapter: lmdb under `<dataDir>/records`, shareable by several processes. */
+/**
+ * The embedded adapter: lmdb under `<dataDir>/records`, shareable by several processes. The data dir and the
+ * store's folder are owner-only (0700) and its files 0600, those of an existing install tightened at open.
+ */
 export function openEmbeddedStore(dataDir: string, options: EngineOptions = {}): EmbeddedRecordStore {
-  const path = join(dataDir, 'records')
+  const path = privateStoreDir(dataDir)
   const engine = new Engine(path, options)
   return {
     stats: engine.stats,
     async backup(target: string): Promise<void> {
       const copy = join(target, 'records')
-      await mkdir(copy, { recursive: true })
+      await mkdir(copy, { recursive: true, mode: PRIVATE_DIR_MODE })
       // lmdb-js shares one environment per file within a process and counts its openers: this handle is the
       // engine's environment, and closing it leaves the engine's open. Read-only: with size options the open
       // takes the write lock, and deadlocks against a write of this process in flight.
       const env = open({ path, readOnly: true })
       try {
         await env.backup(copy, false)
+        // lmdb creates the copy 0666 less the umask.
+        await chmod(join(copy, 'data.mdb'), PRIVATE_FILE_MODE)
       } finally {
         await env.close()
       }

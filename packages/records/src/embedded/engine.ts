@@ -11,6 +11,7 @@ import {
   type IndexKey,
   type StoredIndex,
 } from './index-keys.js'
+import { PRIVATE_FILE_MODE } from './private-modes.js'
 import { Row } from './row.js'
 import { spent, turn } from './long-work.js'
 import { SortValueCache } from './sort-values.js'
@@ -204,12 +205,14 @@ export class Engine {
     // it. Measured on a store of 1,000,000 documents (722 MB) started with the page cache dropped: the server's
     // peak RSS under the core scenarios went from 580 to 222 MB at the same rates, and in a 400 MB memory cgroup
     // gets by `_id` from 102 to 2,756 per second (readahead filled the limit with pages no read wanted).
-    // lmdb-js reads `noReadAhead` (open.js) but its types leave it out.
-    const lmdbOptions: RootDatabaseOptionsWithPath & { noReadAhead: boolean } = {
+    // lmdb-js reads `noReadAhead` (open.js) but its types leave it out. `permissionsMode` is the mode its native
+    // open gives data.mdb and lock.mdb when it creates them (env.cpp; 0664 by default), also left out.
+    const lmdbOptions: RootDatabaseOptionsWithPath & { noReadAhead: boolean; permissionsMode: number } = {
       path,
       maxDbs: 8,
       mapSize: 2 ** 34,
       noReadAhead: true,
+      permissionsMode: PRIVATE_FILE_MODE,
     }
     this.#env = open(lmdbOptions)
     this.#meta = this.#env.openDB({ name: 'meta', keyEncoding: 'ordered-binary' })
