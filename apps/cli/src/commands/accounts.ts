@@ -47,7 +47,10 @@ export async function createAdministrator(
   await withStore(config, async (store) => {
     await ensureUsersIndexes(store)
     const environmentId = options.environment
-    if (environmentId !== undefined && !(await USERS_COLLECTIONS.environments.in(store).findOne({ _id: environmentId }))) {
+    if (
+      environmentId !== undefined &&
+      !(await USERS_COLLECTIONS.environments.in(store).findOne({ _id: environmentId }))
+    ) {
       throw new CliError(`there is no environment "${environmentId}"`)
     }
     const users = await usersRepository(store)

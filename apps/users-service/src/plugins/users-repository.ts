@@ -115,7 +115,7 @@ function usersRepository(store: RecordStore): UsersRepository {
   const users = COLLECTIONS.users.in(store)
 
   const duplicateUsername = (username: string) =>
-    fail('duplicate_username', `The username ${username} is taken`, 'This username is already taken')
+    fail('duplicate_username', `The username "${username}" is taken`, 'This username is already taken')
   const duplicateEmail = () => fail('duplicate_email', 'The e-mail address belongs to another account')
 
   /**
@@ -133,7 +133,7 @@ function usersRepository(store: RecordStore): UsersRepository {
     if (older?.globalEmails.some(({ address }) => emails.includes(address))) throw duplicateEmail()
     if (older) throw duplicateUsername(user.username)
     try {
-      return await users.insertOne({ ...user, loginKeys: [usernameKey, ...addresses.map(loginKey)] })
+      return await users.insertOne({ ...user, loginKeys: [...new Set([usernameKey, ...addresses.map(loginKey)])] })
     } catch (err) {
       if (!(err instanceof DuplicateKeyError)) throw err
       if (err.index === 'username' || (await users.findOne({ loginKeys: usernameKey }, { projection: { _id: 1 } }))) {

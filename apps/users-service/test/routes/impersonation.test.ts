@@ -69,7 +69,7 @@ t.test('invisible, bidirectional and mixed-script look-alikes of "admin" are ref
     ['\u0430\u0434min', 'Cyrillic ад in Latin'],
     ['r\u03bfot', 'Greek ο in Latin'],
     ['payp\u0430l@example.com', 'Cyrillic а in an address-like username'],
-  ]) {
+  ] as const) {
     const refused = await decoy({ username, password: PASSWORD })
     t.equal(refused.statusCode, 400, why)
     t.equal(refused.json().error, 'validation_error', why)
