@@ -37,7 +37,13 @@ export interface UsersAppOptions {
 /** The users service: accounts, login, tokens, password reset, 2FA, environments. Never listens itself. */
 export const app: FastifyPluginAsync<UsersAppOptions> = async (fastify, options) => {
   const { store, keys, config, now = Date.now } = options
-  await ensureUsersIndexes(store)
+  const clashing = await ensureUsersIndexes(store)
+  if (clashing.length > 0) {
+    fastify.log.warn(
+      { userIds: clashing },
+      'accounts whose username differs from an older one only by case or form sign in by their exact username only',
+    )
+  }
   // Validation errors keep Ajv's text as `description`; people read the contracts' plain `userDescription`.
   fastify.addHook('onError', async function retryAfterHeader(_request, reply, error) {
     if (error instanceof RetryLater) reply.header('retry-after', String(error.retryAfter))

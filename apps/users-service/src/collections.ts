@@ -5,7 +5,8 @@ import {
   type IdentityTokenRecord,
   type IdentityUserRecord,
 } from '@quire/identity'
-import { defineCollection, ensureIndexes, type IndexSpec, type RecordStore } from '@quire/records'
+import { defineCollection, DuplicateKeyError, ensureIndexes, type IndexSpec, type RecordStore } from '@quire/records'
+import { loginKey } from './lib/identifiers.js'
 
 type IdentityAuthentication = IdentityUserRecord['authentication']
 
@@ -24,6 +25,12 @@ export interface UserRecord extends IdentityUserRecord {
   username: string
   profile: { environments: Record<string, EnvironmentEntry> } & Record<string, unknown>
   globalEmails: { address: string; verified: boolean }[]
+  /**
+   * The keys the account is signed in by (lib/identifiers.ts `loginKey`): its username's and its global
+   * addresses'; unique across accounts. Missing on accounts written before keys existed until
+   * `backfillLoginKeys` gives them their username's.
+   */
+  loginKeys?: string[]
   /** Derived from `profile.environments`, indexed: the environments the user belongs to (active or not). */
   environmentIds: string[]
   lastLogin?: string
@@ -121,6 +128,7 @@ export const COLLECTIONS = {
   users: defineCollection<UserRecord>(IDENTITY_COLLECTIONS.users.name, [
     ...IDENTITY_COLLECTIONS.users.indexes,
     { name: 'username', fields: { username: 1 }, unique: true },
+    { name: 'loginKeys', fields: { loginKeys: 1 }, unique: true, partial: { loginKeys: { $exists: true } } },
     { name: 'environmentIds', fields: { environmentIds: 1 } },
     { name: 'globalEmails', fields: { 'globalEmails.address': 1 } },
   ]),
@@ -145,6 +153,33 @@ export const COLLECTIONS = {
   auditLog: defineCollection<AuditRecord>('audit_log'),
 } as const
 
-/** Creates the indexes that are missing (idempotent); app.ts calls it once, before anything reads. */
-export const ensureUsersIndexes = (store: RecordStore): Promise<void> =>
-  ensureIndexes(store, Object.values(COLLECTIONS))
+/**
+ * Gives each account written before login keys existed its username's key, oldest account first. When two old
+ * usernames share a key (`Admin` and `admin`), the older account gets it and the other is left without: it still
+ * signs in by its exact username, nobody can take a name of that key any more, and its id is returned to be
+ * reported. Old global addresses are not keyed: an address two old accounts share signs in neither and mails
+ * neither (see accounts and password-reset), and new accounts are checked against them.
+ */
+async function backfillLoginKeys(store: RecordStore): Promise<string[]> {
+  const users = COLLECTIONS.users.in(store)
+  const unkeyed = await users.find({ loginKeys: { $exists: false } }, { sort: { _id: 1 }, projection: { username: 1 } })
+  const clashing: string[] = []
+  for (const { _id, username } of unkeyed) {
+    try {
+      await users.updateOne({ _id, loginKeys: { $exists: false } }, { $set: { loginKeys: [loginKey(username)] } })
+    } catch (err) {
+      if (!(err instanceof DuplicateKeyError)) throw err
+      clashing.push(_id)
+    }
+  }
+  return clashing
+}
+
+/**
+ * Creates the indexes that are missing and keys old accounts (idempotent); app.ts calls it once, before anything
+ * reads. Resolves to the accounts whose username clashes with an older one's (see `backfillLoginKeys`).
+ */
+export async function ensureUsersIndexes(store: RecordStore): Promise<string[]> {
+  await ensureIndexes(store, Object.values(COLLECTIONS))
+  return backfillLoginKeys(store)
+}

@@ -795,6 +795,7 @@ export interface components {
         | 'duplicate_external_id'
         | 'duplicate_name'
         | 'duplicate_username'
+        | 'duplicate_email'
         | 'action_depth_exceeded'
         | 'request_timeout'
         | 'precondition_failed'

@@ -123,6 +123,8 @@ export const PasswordSchema = Type.String({ minLength: 8, maxLength: 1024 })
 /**
  * A username: no spaces or control characters. It may be an e-mail address (platforms often use one, and accounts
  * migrated from them keep theirs); login and password reset look an account up by username or e-mail either way.
+ * The users service checks the rest (docs/API.md): NFC, no invisible or bidirectional characters, letters of one
+ * script, unique without regard to case.
  */
 export const UsernameSchema = Type.String({
   minLength: 1,

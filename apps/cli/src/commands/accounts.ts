@@ -1,14 +1,8 @@
 import { randomBytes } from 'node:crypto'
 import Fastify from 'fastify'
-import { DuplicateKeyError, newObjectId, type RecordStore } from '@quire/records'
+import type { RecordStore } from '@quire/records'
 import { ApiError } from '@quire/service-kit'
-import {
-  USERS_COLLECTIONS,
-  ensureUsersIndexes,
-  hashPassword,
-  usersRepositoryPlugin,
-  type UserRecord,
-} from '@quire/users-service'
+import { USERS_COLLECTIONS, ensureUsersIndexes, hashPassword, usersRepositoryPlugin } from '@quire/users-service'
 import { readConfig, withStore } from '../context.js'
 import { CliError, print, type Io } from '../io.js'
 
@@ -43,31 +37,6 @@ async function usersRepository(store: RecordStore) {
   return instance.users
 }
 
-/** A super-administrator (no environment entry needed: they may act in any), as the bootstrap writes one. */
-async function createSuperAdministrator(store: RecordStore, username: string, password: string): Promise<void> {
-  const now = new Date().toISOString()
-  const user: UserRecord = {
-    _id: newObjectId(),
-    username,
-    profile: { environments: {} },
-    globalEmails: [],
-    environmentIds: [],
-    activeEnvironmentIds: [],
-    isSuperAdministrator: true,
-    authentication: { passwordHash: await hashPassword(password) },
-    _createdOn: now,
-    _createdByUserId: ACTOR,
-    _lastModifiedOn: now,
-    _lastModifiedByUserId: ACTOR,
-  }
-  try {
-    await USERS_COLLECTIONS.users.in(store).insertOne(user)
-  } catch (err) {
-    if (err instanceof DuplicateKeyError) throw new CliError(`the username "${username}" is taken`)
-    throw err
-  }
-}
-
 export async function createAdministrator(
   io: Io,
   username: string,
@@ -78,22 +47,30 @@ export async function createAdministrator(
   await withStore(config, async (store) => {
     await ensureUsersIndexes(store)
     const environmentId = options.environment
-    if (environmentId === undefined) {
-      await createSuperAdministrator(store, username, secret.password)
-      print(io, `created super-administrator "${username}"`)
-      return
-    }
-    if (!(await USERS_COLLECTIONS.environments.in(store).findOne({ _id: environmentId }))) {
+    if (
+      environmentId !== undefined &&
+      !(await USERS_COLLECTIONS.environments.in(store).findOne({ _id: environmentId }))
+    ) {
       throw new CliError(`there is no environment "${environmentId}"`)
     }
     const users = await usersRepository(store)
+    // The service's own rules: the username checked and normalised, unique in any case or form.
     try {
-      await users.create({ username, password: secret.password, administrator: true }, environmentId, ACTOR)
+      if (environmentId === undefined) {
+        await users.createSuperAdministrator(username, secret.password, ACTOR)
+      } else {
+        await users.create({ username, password: secret.password, administrator: true }, environmentId, ACTOR)
+      }
     } catch (err) {
       if (err instanceof ApiError) throw new CliError(err.message)
       throw err
     }
-    print(io, `created administrator "${username}" of environment "${environmentId}"`)
+    print(
+      io,
+      environmentId === undefined
+        ? `created super-administrator "${username}"`
+        : `created administrator "${username}" of environment "${environmentId}"`,
+    )
   })
   showPassword(io, username, secret)
 }
@@ -103,8 +80,10 @@ export async function resetPassword(io: Io, username: string, options: { passwor
   const config = readConfig(io)
   const secret = await choosePassword(io, options.passwordStdin === true)
   await withStore(config, async (store) => {
+    // As the sign-in finds it: the exact username, else the one that differs only in case or form.
+    const { byUsername } = await (await usersRepository(store)).findByName(username)
     const updated = await USERS_COLLECTIONS.users.in(store).updateOne(
-      { username },
+      { _id: byUsername?._id ?? '' },
       {
         $set: {
           'authentication.passwordHash': await hashPassword(secret.password),

@@ -15,8 +15,33 @@ t.test('admin create: a super-administrator with a generated password printed on
 
   const again = await quire(['admin', 'create', 'root'], { QUIRE_DATA_DIR: dataDir })
   t.equal(again.code, 1)
-  t.match(again.stderr, /the username "root" is taken/)
+  t.match(again.stderr, /username "root" is taken/)
 })
+
+t.test(
+  'admin create: the username rule of the service, for super-administrators and administrators alike',
+  async (t) => {
+    const dataDir = await tempDir(t)
+    const { server } = await serve(t, dataDir)
+    const env = { QUIRE_DATA_DIR: dataDir }
+    for (const argv of [
+      ['admin', 'create', 'ADMIN'],
+      ['admin', 'create', 'Admin', '--environment', 'default'],
+    ]) {
+      const variant = await quire(argv, env)
+      t.equal(variant.code, 1, argv.join(' '))
+      t.match(variant.stderr, /is taken/, 'a case variant of the bootstrap administrator')
+    }
+    for (const username of ['\u0430dmin', 'adm\u200bin', 'admin\u202e']) {
+      const decoy = await quire(['admin', 'create', username], env)
+      t.equal(decoy.code, 1, JSON.stringify(username))
+      t.match(decoy.stderr, /body\/username must not/)
+    }
+    const composed = await quire(['admin', 'create', 'zoe\u0308', '--password-stdin'], env, 'zoe password\n')
+    t.equal(composed.code, 0, composed.stderr)
+    t.equal((await login(server, 'zo\u00eb', 'zoe password')).status, 200, 'stored in NFC: signs in typed composed')
+  },
+)
 
 t.test('admin create --environment: an administrator of that environment, password from stdin', async (t) => {
   const dataDir = await tempDir(t)
@@ -66,6 +91,14 @@ t.test('password reset: the new password works, the old one and every session en
   t.equal(old.statusCode, 401, 'a token issued before the reset is refused')
   t.equal((await login(server, 'admin', 'correct horse battery')).status, 401)
   t.equal((await login(server, 'admin', 'a new one!')).status, 200)
+
+  const variant = await quire(
+    ['password', 'reset', 'ADMIN', '--password-stdin'],
+    { QUIRE_DATA_DIR: dataDir },
+    'third one!',
+  )
+  t.equal(variant.code, 0, 'found as sign-in finds it: any case')
+  t.equal((await login(server, 'admin', 'third one!')).status, 200)
 
   const unknown = await quire(['password', 'reset', 'nobody'], { QUIRE_DATA_DIR: dataDir })
   t.equal(unknown.code, 1)

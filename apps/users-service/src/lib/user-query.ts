@@ -3,7 +3,7 @@ import { checkFilter, InvalidQueryError, type Filter } from '@quire/records'
 import { fail } from '@quire/service-kit'
 
 /** Fields a client query may never touch: secrets, and what would tell about other environments. */
-const HIDDEN_FIELDS = new Set(['authentication', 'environmentIds', 'activeEnvironmentIds'])
+const HIDDEN_FIELDS = new Set(['authentication', 'environmentIds', 'activeEnvironmentIds', 'loginKeys'])
 const LOGICAL_OPERATORS = new Set(['$and', '$or', '$nor'])
 /** Always left out of user lists; `pagination.next` carries it, as the spec's example shows. */
 const ALWAYS_EXCLUDED = 'authentication'

@@ -5,9 +5,11 @@ import { newObjectId, type RecordStore } from '@quire/records'
 import { COLLECTIONS, type UserRecord } from '../collections.js'
 import { fail } from '@quire/service-kit'
 import { RetryLater } from '../lib/fail.js'
+import { loginKey } from '../lib/identifiers.js'
 import { hashPassword, verifyPassword } from '../lib/passwords.js'
 import type { Throttle } from './throttle.js'
 import type { TwoFactor } from './two-factor.js'
+import type { UsersRepository } from './users-repository.js'
 
 interface LoginRequest {
   username: string
@@ -73,7 +75,12 @@ const TWO_FACTOR_FIELDS = {
   'authentication.recoveryCodeHashes': true,
 } as const
 
-function accounts({ store, ...options }: AccountsOptions, throttle: Throttle, twoFactor: TwoFactor): Accounts {
+function accounts(
+  { store, ...options }: AccountsOptions,
+  repository: UsersRepository,
+  throttle: Throttle,
+  twoFactor: TwoFactor,
+): Accounts {
   const users = COLLECTIONS.users.in(store)
   const wrongCredentials = () => fail('unauthorized', 'Wrong username or password', 'Wrong username or password')
   const budgets = (account: string, address: string) => [
@@ -149,9 +156,9 @@ function accounts({ store, ...options }: AccountsOptions, throttle: Throttle, tw
   return {
     async login({ username, password, code, address }) {
       // A username may itself be an e-mail address: the username wins, then the account-level e-mail.
-      const user =
-        (await users.findOne({ username })) ?? (await users.findOne({ 'globalEmails.address': username.toLowerCase() }))
-      const account = user?._id ?? username.toLowerCase()
+      const { byUsername, byEmail } = await repository.findByName(username)
+      const user = byUsername ?? byEmail
+      const account = user?._id ?? loginKey(username)
       // Same answer whichever part was wrong, and a hash is computed either way so timing does not tell.
       const valid = await checkPassword(user, account, password, address)
       if (!user || !valid) throw wrongCredentials()
@@ -296,11 +303,11 @@ function accounts({ store, ...options }: AccountsOptions, throttle: Throttle, tw
 /** `app.accounts`: signing in (throttled, with the second factor) and the account's own security settings. */
 export const accountsPlugin = fp(
   async (app: FastifyInstance, options: AccountsOptions) => {
-    app.decorate('accounts', accounts(options, app.throttle, app.twoFactor))
+    app.decorate('accounts', accounts(options, app.users, app.throttle, app.twoFactor))
   },
   {
     name: '@quire/users-accounts',
     fastify: '5.x',
-    dependencies: ['@quire/users-throttle', '@quire/users-two-factor'],
+    dependencies: ['@quire/users-repository', '@quire/users-throttle', '@quire/users-two-factor'],
   },
 )

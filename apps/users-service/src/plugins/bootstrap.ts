@@ -3,6 +3,7 @@ import fp from 'fastify-plugin'
 import type { FastifyInstance } from 'fastify'
 import { DuplicateKeyError, newObjectId, type RecordStore } from '@quire/records'
 import { COLLECTIONS, type EnvironmentRecord, type UserRecord } from '../collections.js'
+import { checkUsername, loginKey } from '../lib/identifiers.js'
 import { hashPassword } from '../lib/passwords.js'
 
 interface BootstrapOptions {
@@ -17,8 +18,9 @@ interface BootstrapOptions {
  * First start on an empty store: the configured environment and a super-administrator who administers it.
  * A generated password is printed once, on stdout, never logged.
  */
-async function bootstrap(app: FastifyInstance, { store, environmentId, username, ...options }: BootstrapOptions) {
+async function bootstrap(app: FastifyInstance, { store, environmentId, ...options }: BootstrapOptions) {
   if ((await COLLECTIONS.users.in(store).count({})) > 0) return
+  const username = checkUsername(options.username)
   const now = new Date().toISOString()
   const userId = newObjectId()
   const password = options.password ?? randomBytes(18).toString('base64url')
@@ -45,6 +47,7 @@ async function bootstrap(app: FastifyInstance, { store, environmentId, username,
       },
     },
     globalEmails: [],
+    loginKeys: [loginKey(username)],
     environmentIds: [environment._id],
     activeEnvironmentIds: [environment._id],
     isSuperAdministrator: true,

@@ -7,9 +7,11 @@ import { newObjectId, type RecordStore } from '@quire/records'
 import { COLLECTIONS, type UserRecord } from '../collections.js'
 import { fail } from '@quire/service-kit'
 import { RetryLater } from '../lib/fail.js'
+import { loginKey, storedEmail } from '../lib/identifiers.js'
 import { hashPassword } from '../lib/passwords.js'
 import type { Mail, Mailer } from './mailer.js'
 import type { Throttle } from './throttle.js'
+import type { UsersRepository } from './users-repository.js'
 
 export interface PasswordReset {
   /**
@@ -48,25 +50,26 @@ const invalidToken = () =>
     'This reset link no longer works; ask for a new one',
   )
 
-function passwordReset({ store, ...options }: PasswordResetOptions, mailer: Mailer, throttle: Throttle): PasswordReset {
-  const users = COLLECTIONS.users.in(store)
+function passwordReset(
+  { store, ...options }: PasswordResetOptions,
+  repository: UsersRepository,
+  mailer: Mailer,
+  throttle: Throttle,
+): PasswordReset {
   const resets = COLLECTIONS.passwordResets.in(store)
 
   /**
    * The account named by `email` or `username`, either way round (a username may be an e-mail address), and the
-   * address to mail. The same two lookups whatever matches. Only account-level addresses: an environment
-   * administrator can edit entries, and must not receive the mail.
+   * address to mail. The same lookups whatever matches. Only account-level addresses: an environment administrator
+   * can edit entries, and must not receive the mail. An address several older accounts share names none of them.
    */
   async function findAccount({ email, username }: ResetPasswordBody): Promise<{ user: UserRecord; to: string } | null> {
     const name = email ?? username ?? ''
-    const lower = name.toLowerCase()
-    const [byUsername, byEmail] = await Promise.all([
-      users.findOne({ username: name }),
-      users.findOne({ 'globalEmails.address': lower }),
-    ])
+    const { byUsername, byEmail } = await repository.findByName(name)
     const user = email !== undefined ? (byEmail ?? byUsername) : (byUsername ?? byEmail)
     if (!user) return null
-    const to = user.globalEmails.some((entry) => entry.address === lower) ? lower : user.globalEmails[0]?.address
+    const address = storedEmail(name)
+    const to = user.globalEmails.some((entry) => entry.address === address) ? address : user.globalEmails[0]?.address
     return to ? { user, to } : null
   }
 
@@ -82,7 +85,7 @@ function passwordReset({ store, ...options }: PasswordResetOptions, mailer: Mail
   return {
     async request(body, address) {
       const account = await findAccount(body)
-      const name = (body.email ?? body.username ?? '').toLowerCase()
+      const name = loginKey(body.email ?? body.username ?? '')
       const wait = await throttle.reserve(
         [
           { key: `reset-account:${account?.user._id ?? name}`, max: options.maxPerAccount },
@@ -134,11 +137,11 @@ function passwordReset({ store, ...options }: PasswordResetOptions, mailer: Mail
 /** `app.passwordReset`: a single-use token mailed to the account's address, then a new password. */
 export const passwordResetPlugin = fp(
   async (app: FastifyInstance, options: PasswordResetOptions) => {
-    app.decorate('passwordReset', passwordReset(options, app.mailer, app.throttle))
+    app.decorate('passwordReset', passwordReset(options, app.users, app.mailer, app.throttle))
   },
   {
     name: '@quire/users-password-reset',
     fastify: '5.x',
-    dependencies: ['@quire/users-mailer', '@quire/users-throttle'],
+    dependencies: ['@quire/users-mailer', '@quire/users-repository', '@quire/users-throttle'],
   },
 )

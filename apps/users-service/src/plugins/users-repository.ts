@@ -13,11 +13,20 @@ import {
 import { fail } from '@quire/service-kit'
 import { COLLECTIONS, type UserRecord } from '../collections.js'
 import { userToActFor } from '../lib/acting-for.js'
+import { checkUsername, loginKey, storedEmail } from '../lib/identifiers.js'
 import { hashPassword } from '../lib/passwords.js'
 
 interface UserPage {
   users: UserRecord[]
   hasNext: boolean
+}
+
+/** The accounts a name given at sign-in or password reset may mean. */
+export interface NameMatches {
+  /** The account of that exact username, else the one whose username or address has the name's login key. */
+  byUsername: UserRecord | null
+  /** The one account holding the name as a global address; null when none or several (older data) hold it. */
+  byEmail: UserRecord | null
 }
 
 export interface UsersRepository {
@@ -30,7 +39,15 @@ export interface UsersRepository {
    * super-administrator, any account (which the change adds to the environment). Null otherwise.
    */
   findToChange(scope: Scope, userId: string): Promise<UserRecord | null>
+  /**
+   * Throws `validation_error` for a username lib/identifiers.ts refuses, 409 `duplicate_username` or
+   * `duplicate_email` when another account is signed in by the same name or address (any case or form).
+   */
   create(body: CreateUserBody, environmentId: string, actorId: string): Promise<UserRecord>
+  /** A super-administrator with no environment entry (the `quire` command); refused as `create` refuses. */
+  createSuperAdministrator(username: string, password: string, actorId: string): Promise<UserRecord>
+  /** Every lookup is made whatever matches, so the time taken does not tell which did. */
+  findByName(name: string): Promise<NameMatches>
   /** Merges `changes` into the user's entry for the environment (created when missing). */
   updateEntry(user: UserRecord, environmentId: string, changes: PatchUserBody, actorId: string): Promise<UserRecord>
   /** The user `userId` when the scope's caller may act for it with its credentials (see lib/acting-for). */
@@ -71,8 +88,61 @@ function derivedIds(environments: Record<string, EnvironmentEntry>) {
   return { environmentIds: ids, activeEnvironmentIds: ids.filter((id) => environments[id]?.active === true) }
 }
 
+/**
+ * A new account with no environment entry and no password yet: its username checked and in NFC, its global
+ * address (if any) in lower case.
+ */
+function newAccount(rawUsername: string, email: string | undefined, actorId: string): UserRecord {
+  const username = checkUsername(rawUsername)
+  const address = email === undefined ? undefined : storedEmail(email)
+  const now = new Date().toISOString()
+  return {
+    _id: newObjectId(),
+    username,
+    profile: { environments: {} },
+    globalEmails: address === undefined ? [] : [{ address, verified: false }],
+    environmentIds: [],
+    activeEnvironmentIds: [],
+    authentication: {},
+    _createdOn: now,
+    _createdByUserId: actorId,
+    _lastModifiedOn: now,
+    _lastModifiedByUserId: actorId,
+  }
+}
+
 function usersRepository(store: RecordStore): UsersRepository {
   const users = COLLECTIONS.users.in(store)
+
+  const duplicateUsername = (username: string) =>
+    fail('duplicate_username', `The username "${username}" is taken`, 'This username is already taken')
+  const duplicateEmail = () => fail('duplicate_email', 'The e-mail address belongs to another account')
+
+  /**
+   * Inserts a new account. The unique index on `loginKeys` settles races between new accounts; the addresses of
+   * accounts older than login keys are not keyed, so they are looked up first.
+   */
+  async function insertAccount(user: UserRecord): Promise<UserRecord> {
+    const usernameKey = loginKey(user.username)
+    const addresses = user.globalEmails.map(({ address }) => address)
+    const emails = [...new Set([...addresses, ...addresses.map(loginKey)])]
+    const older = await users.findOne(
+      { 'globalEmails.address': { $in: [usernameKey, ...emails] } },
+      { projection: { globalEmails: 1 } },
+    )
+    if (older?.globalEmails.some(({ address }) => emails.includes(address))) throw duplicateEmail()
+    if (older) throw duplicateUsername(user.username)
+    try {
+      return await users.insertOne({ ...user, loginKeys: [...new Set([usernameKey, ...addresses.map(loginKey)])] })
+    } catch (err) {
+      if (!(err instanceof DuplicateKeyError)) throw err
+      if (err.index === 'username' || (await users.findOne({ loginKeys: usernameKey }, { projection: { _id: 1 } }))) {
+        throw duplicateUsername(user.username)
+      }
+      if (err.index === 'loginKeys') throw duplicateEmail()
+      throw err
+    }
+  }
 
   return {
     async list(environmentId, { filter, after, limit }) {
@@ -95,29 +165,31 @@ function usersRepository(store: RecordStore): UsersRepository {
       users.findOne(scope.superAdministrator ? { _id: userId } : { _id: userId, environmentIds: scope.environmentId }),
 
     async create(body, environmentId, actorId) {
-      const now = new Date().toISOString()
       const environments = { [environmentId]: { ...DEFAULT_ENTRY, ...entryChanges(body) } }
-      const email = body.email?.toLowerCase()
-      const user: UserRecord = {
-        _id: newObjectId(),
-        username: body.username,
+      const account = newAccount(body.username, body.email, actorId)
+      return insertAccount({
+        ...account,
         profile: { environments },
-        globalEmails: email ? [{ address: email, verified: false }] : [],
         ...derivedIds(environments),
         authentication: body.password === undefined ? {} : { passwordHash: await hashPassword(body.password) },
-        _createdOn: now,
-        _createdByUserId: actorId,
-        _lastModifiedOn: now,
-        _lastModifiedByUserId: actorId,
-      }
-      try {
-        return await users.insertOne(user)
-      } catch (err) {
-        if (err instanceof DuplicateKeyError && err.index === 'username') {
-          throw fail('duplicate_username', `The username ${body.username} is taken`, 'This username is already taken')
-        }
-        throw err
-      }
+      })
+    },
+
+    async createSuperAdministrator(username, password, actorId) {
+      return insertAccount({
+        ...newAccount(username, undefined, actorId),
+        isSuperAdministrator: true,
+        authentication: { passwordHash: await hashPassword(password) },
+      })
+    },
+
+    async findByName(name) {
+      const [exact, keyed, holders] = await Promise.all([
+        users.findOne({ username: name }),
+        users.findOne({ loginKeys: loginKey(name) }),
+        users.find({ 'globalEmails.address': storedEmail(name) }, { limit: 2 }),
+      ])
+      return { byUsername: exact ?? keyed, byEmail: holders.length === 1 ? (holders[0] ?? null) : null }
     },
 
     async updateEntry(user, environmentId, changes, actorId) {
