@@ -345,6 +345,14 @@ export const ACTION_RUN_STATUSES = ['succeeded', 'refused', 'failed'] as const
  * action returned something other than an object), `queue_full` (an after-write job was not queued), or
  * `refused` with the script's code when an after-write action refused.
  */
+/** A write an action's REST.call made that committed: its method, the path it was sent to, the answer's status. */
+export const ActionRunWriteSchema = Type.Object({
+  method: Type.String(),
+  path: Type.String(),
+  status: Type.Integer(),
+})
+export type ActionRunWrite = Static<typeof ActionRunWriteSchema>
+
 export const ActionRunSchema = Type.Object({
   _id: ObjectIdSchema,
   environmentId: Type.String(),
@@ -362,6 +370,8 @@ export const ActionRunSchema = Type.Object({
       message: Type.String(),
     }),
   ),
+  /** The writes its REST.calls made that committed, in the order they were answered (none for a before-write run). */
+  writes: Type.Array(ActionRunWriteSchema),
   durationMs: Type.Number({ minimum: 0 }),
   attempt: Type.Integer({ minimum: 1 }),
   userId: Type.String(),
