@@ -1,4 +1,5 @@
 import { setMaxListeners } from 'node:events'
+import { addAbortSignal } from 'node:stream'
 import fp from 'fastify-plugin'
 import type { FastifyBaseLogger, FastifyInstance, LightMyRequestResponse } from 'fastify'
 import { delegate, type Delegation, type Scope } from '@quire/auth'
@@ -317,7 +318,8 @@ function actions(
     method: Method,
     ended: AbortSignal,
   ): Promise<{ bytes: Buffer; give: () => void }> {
-    const stream = answer.stream()
+    // The run's end stops the reading (an answer whose source stalls would otherwise hold its room for good).
+    const stream = addAbortSignal(ended, answer.stream())
     let give: ((bytes?: number) => void) | undefined
     try {
       const declared = Number(answer.headers['content-length'] ?? Number.NaN)
@@ -330,7 +332,6 @@ function actions(
       const chunks: Buffer[] = []
       let length = 0
       for await (const chunk of stream as AsyncIterable<Buffer>) {
-        if (ended.aborted) throw new Error('REST.call answer dropped: its run has ended')
         length += chunk.length
         if (length > room) {
           throw new Error(
