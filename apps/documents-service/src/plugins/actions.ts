@@ -1,5 +1,4 @@
 import { setMaxListeners } from 'node:events'
-import { addAbortSignal } from 'node:stream'
 import fp from 'fastify-plugin'
 import type { FastifyBaseLogger, FastifyInstance, LightMyRequestResponse } from 'fastify'
 import { delegate, type Delegation, type Scope } from '@quire/auth'
@@ -318,8 +317,10 @@ function actions(
     method: Method,
     ended: AbortSignal,
   ): Promise<{ bytes: Buffer; give: () => void }> {
+    const stream = answer.stream()
     // The run's end stops the reading (an answer whose source stalls would otherwise hold its room for good).
-    const stream = addAbortSignal(ended, answer.stream())
+    const stop = () => stream.destroy()
+    ended.addEventListener('abort', stop, { once: true })
     let give: ((bytes?: number) => void) | undefined
     try {
       const declared = Number(answer.headers['content-length'] ?? Number.NaN)
@@ -350,6 +351,8 @@ function actions(
       // Closing the server's side of the answer stops its source (a file being read, for one).
       answer.raw.res.destroy()
       throw error
+    } finally {
+      ended.removeEventListener('abort', stop)
     }
   }
 
