@@ -42,7 +42,10 @@ t.test('an answer over the limit fails the call unread (length declared) or as i
     prepare: (server) => {
       server.get('/test/declared', (_request, reply) => {
         bodies.declared = source(3 * MIB)
-        return reply.type('text/plain').header('content-length', 3 * MIB).send(bodies.declared.stream)
+        return reply
+          .type('text/plain')
+          .header('content-length', 3 * MIB)
+          .send(bodies.declared.stream)
       })
       server.get('/test/undeclared', (_request, reply) => {
         bodies.undeclared = source(3 * MIB)

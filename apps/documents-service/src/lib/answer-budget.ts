@@ -1,3 +1,6 @@
+const abortError = (signal: AbortSignal): Error =>
+  signal.reason instanceof Error ? signal.reason : new Error(String(signal.reason))
+
 /**
  * The bytes of REST.call answers this process holds at once, shared by every run of every environment. A call
  * takes what its answer may need before reading it and gives back what it did not use, then the rest once the
@@ -32,7 +35,7 @@ export class AnswerBudget {
       this.#free += given
       this.#serve()
     }
-    if (signal.aborted) return Promise.reject(signal.reason as Error)
+    if (signal.aborted) return Promise.reject(abortError(signal))
     if (this.#waiting.length === 0 && this.#free >= bytes) {
       this.#free -= bytes
       return Promise.resolve(give)
@@ -49,7 +52,7 @@ export class AnswerBudget {
         this.#waiting.splice(this.#waiting.indexOf(waiter), 1)
         // The head may have been the one the others waited behind.
         this.#serve()
-        reject(signal.reason as Error)
+        reject(abortError(signal))
       }
       signal.addEventListener('abort', abort, { once: true })
       this.#waiting.push(waiter)

@@ -21,13 +21,7 @@ import {
   type StoredRecord,
   type Transaction,
 } from '@quire/records'
-import {
-  ScriptEngine,
-  type RestAnswer,
-  type RestRequest,
-  type RunOutcome,
-  type ScriptLimits,
-} from '@quire/scripts'
+import { ScriptEngine, type RestAnswer, type RestRequest, type RunOutcome, type ScriptLimits } from '@quire/scripts'
 import { ApiError, fail, sweepInChunks } from '@quire/service-kit'
 import {
   DOCUMENTS_COLLECTIONS,
@@ -710,7 +704,18 @@ function actions(
             kind: 'queue_full',
             message: `more than ${MAX_WAITING_PER_DEFINITION} after-write runs of this definition are waiting`,
           }
-          const run = runRecord(newObjectId(), runner, definition, document._id, action, trigger, dropped, [], 1, failure)
+          const run = runRecord(
+            newObjectId(),
+            runner,
+            definition,
+            document._id,
+            action,
+            trigger,
+            dropped,
+            [],
+            1,
+            failure,
+          )
           await DOCUMENTS_COLLECTIONS.actionRuns.in(tx).insertOne(run)
           continue
         }

@@ -163,7 +163,10 @@ function setsOffActions(scope: Scope, definition: DefinitionRecord, kind: Write)
  */
 function checkRunLasts(scope: Scope): void {
   if (scope.signal?.aborted) {
-    throw fail('action_failed', 'The action run that sent this write has ended before it was committed: nothing was written')
+    throw fail(
+      'action_failed',
+      'The action run that sent this write has ended before it was committed: nothing was written',
+    )
   }
 }
 

@@ -7,8 +7,12 @@ t.test('takes what fits at once; the others wait in order for what is given back
   const budget = new AnswerBudget(100)
   const order: string[] = []
   const giveA = await budget.take(60, live())
-  const b = budget.take(50, live()).then((give) => (order.push('b'), give))
-  const c = budget.take(10, live()).then((give) => (order.push('c'), give))
+  const granted = (name: string) => (give: (bytes?: number) => void) => {
+    order.push(name)
+    return give
+  }
+  const b = budget.take(50, live()).then(granted('b'))
+  const c = budget.take(10, live()).then(granted('c'))
   await Promise.resolve()
   t.equal(budget.held, 60, 'b waits; c waits behind it though it would fit')
   giveA(5)
