@@ -61,6 +61,39 @@ t.test('a write still pending when its run ends (wall) never lands; a retry appl
   t.same(succeeded!.writes, [{ method: 'PATCH', path: orderPath, status: 200 }])
 })
 
+t.test('a definition write still pending when its run ends never lands', async (t) => {
+  let held = false
+  const { server, as } = await build(t, {
+    config: { QUIRE_SCRIPT_WALL_MS: 2000 },
+    prepare: (server) => {
+      server.addHook('preHandler', async (request) => {
+        if (request.method !== 'POST' || request.url !== DEFINITIONS) return
+        const signal = request.scope.signal
+        if (!signal) return
+        held = true
+        if (!signal.aborted) await once(signal, 'abort')
+      })
+    },
+  })
+  await createDefinition(server, as.admin, {
+    name: 'source',
+    actions: [
+      {
+        name: 'copy',
+        triggers: ['manual'],
+        source: 'await REST.call("api/v2/document-definitions", "POST", {}, { name: "copied" })',
+      },
+    ],
+  })
+  const document = await createDocument(server, as.admin, 'source')
+  const timedOut = await runAction(server, as.admin, 'source', document._id, 'copy')
+  t.ok(held, 'its POST was held until the run had ended')
+  t.equal(timedOut.statusCode, 422)
+  t.match(timedOut.json().description, /failed \(wall\)/)
+  const copied = await server.inject({ method: 'GET', url: `${DEFINITIONS}/copied`, headers: as.admin })
+  t.equal(copied.statusCode, 404, 'no definition was created')
+})
+
 t.test("a run's record lists the writes that committed: not a refused write, not a read", async (t) => {
   const { server, as } = await build(t)
   await createDefinition(server, as.admin, { name: 'notes' })

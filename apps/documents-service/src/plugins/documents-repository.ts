@@ -27,7 +27,7 @@ import {
   type DocumentFields,
   type DocumentRecord,
 } from '../collections.js'
-import { actionsFor, checkActionDepth, checkProposedFields } from '../lib/actions.js'
+import { actionsFor, checkActionDepth, checkProposedFields, checkRunLasts } from '../lib/actions.js'
 import { userFields, userPart } from '../lib/document-fields.js'
 import { validateFields } from '../lib/field-validators.js'
 import { ifMatchAccepts } from '../lib/if-match.js'
@@ -155,19 +155,6 @@ function setsOffActions(scope: Scope, definition: DefinitionRecord, kind: Write)
   const sets = actionsFor(definition, before).length > 0 || actionsFor(definition, after).length > 0
   if (sets) checkActionDepth(scope.actionDepth, `This ${kind}`)
   return sets
-}
-
-/**
- * A write an action's REST.call sent commits only while that run lasts: once it has ended nobody waits for the
- * write, and a retry of the run would make it again. Checked last before each commit.
- */
-function checkRunLasts(scope: Scope): void {
-  if (scope.signal?.aborted) {
-    throw fail(
-      'action_failed',
-      'The action run that sent this write has ended before it was committed: nothing was written',
-    )
-  }
 }
 
 const present = (scope: Scope, record: DocumentRecord): Document => ({
