@@ -3,6 +3,7 @@ import t from 'tap'
 import type { App } from '@quire/service-kit'
 import { build, createDefinition, createDocument } from './helper.js'
 import { runAction } from './actions-helper.js'
+import { attachmentsOf, upload } from './attachments-helper.js'
 
 const KIB = 1024
 const MIB = 1024 * KIB
@@ -127,3 +128,40 @@ t.test('an answer being read as its run ends is dropped: its room is given back'
   t.equal(small.statusCode, 200)
   t.equal(small.json().data.result, 'small')
 })
+
+t.test(
+  "the issue's repro, scaled down: 24 downloads at once, over the limit refused, under it read in turn",
+  async (t) => {
+    // Answers of 1 MiB at most, 1 MiB for every run's answers at once.
+    const { server, as } = await build(t, { config: { QUIRE_SCRIPT_MEMORY_MB: 2, QUIRE_SCRIPT_ANSWER_BUDGET_MB: 1 } })
+    const download = [
+      'const path = context.input.path',
+      'const calls = Array.from({ length: 24 }, () =>',
+      '  REST.call(path).then((body) => "read " + body.length, (error) => String(error)))',
+      'return [...new Set(await Promise.all(calls))]',
+    ].join('\n')
+    await createDefinition(server, as.admin, {
+      name: 'files',
+      actions: [{ name: 'download', triggers: ['manual'], source: download }],
+    })
+    const document = await createDocument(server, as.member, 'files')
+    const attach = async (size: number) => {
+      const path = attachmentsOf('files', document._id)
+      const saved = await upload(server, as.member, 'files', document._id, `valuePath=f${size}`, [
+        { name: 'big.txt', content: 'x'.repeat(size) },
+      ])
+      t.equal(saved.statusCode, 201)
+      const [attachment] = saved.json().data.attachments as { _id: string }[]
+      return `${path.slice(1)}/${attachment!._id}`
+    }
+    const large = await attach(3 * MIB)
+    const small = await attach(300 * KIB)
+
+    const refused = await runAction(server, as.member, 'files', document._id, 'download', { path: large })
+    t.equal(refused.statusCode, 200)
+    t.same(refused.json().data.result, [`Error: REST.call answer of ${3 * MIB} bytes is over the limit of ${MIB}`])
+    const read = await runAction(server, as.member, 'files', document._id, 'download', { path: small })
+    t.equal(read.statusCode, 200)
+    t.same(read.json().data.result, [`read ${300 * KIB}`], 'all 24 read whole, within the budget')
+  },
+)
