@@ -339,12 +339,6 @@ export const ActionResultSchema = Type.Object({ runId: ObjectIdSchema, result: T
 
 export const ACTION_RUN_STATUSES = ['succeeded', 'refused', 'failed'] as const
 
-/**
- * One run of an action (manual, before or after a write), kept for the retention period. `error.kind`: the
- * engine's (`exception`, `cpu`, `memory`, `rest_calls`, `output`, `wall`, `crash`), `result` (a before-write
- * action returned something other than an object), `queue_full` (an after-write job was not queued), or
- * `refused` with the script's code when an after-write action refused.
- */
 /** A write an action's REST.call made that committed: its method, the path it was sent to, the answer's status. */
 export const ActionRunWriteSchema = Type.Object({
   method: Type.String(),
@@ -353,6 +347,12 @@ export const ActionRunWriteSchema = Type.Object({
 })
 export type ActionRunWrite = Static<typeof ActionRunWriteSchema>
 
+/**
+ * One run of an action (manual, before or after a write), kept for the retention period. `error.kind`: the
+ * engine's (`exception`, `cpu`, `memory`, `rest_calls`, `output`, `wall`, `crash`), `result` (a before-write
+ * action returned something other than an object), `queue_full` (an after-write job was not queued), or
+ * `refused` with the script's code when an after-write action refused.
+ */
 export const ActionRunSchema = Type.Object({
   _id: ObjectIdSchema,
   environmentId: Type.String(),
