@@ -36,7 +36,8 @@ export class AnswerBudget {
       this.#serve()
     }
     if (signal.aborted) return Promise.reject(abortError(signal))
-    if (this.#waiting.length === 0 && this.#free >= bytes) {
+    // An empty answer (HEAD, 204) holds nothing: it never waits behind others.
+    if (bytes === 0 || (this.#waiting.length === 0 && this.#free >= bytes)) {
       this.#free -= bytes
       return Promise.resolve(give)
     }
