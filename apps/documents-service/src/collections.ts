@@ -80,8 +80,11 @@ export interface SharedFileRecord extends StoredRecord {
   references: number
 }
 
-/** A run of an action as stored (`GET .../action-runs` answers them as they are). */
-export type ActionRunRecord = ActionRun & StoredRecord
+/**
+ * A run of an action as stored (`GET .../action-runs` answers them as they are); `writes` is absent from runs
+ * recorded before it was.
+ */
+export type ActionRunRecord = Omit<ActionRun, 'writes'> & Partial<Pick<ActionRun, 'writes'>> & StoredRecord
 
 /**
  * An after-write action waiting to run, written in the transaction of the write that set it off. `dueOn` is when
@@ -99,6 +102,11 @@ export interface ActionJobRecord extends StoredRecord {
   userId: string
   /** The depth its run acts at (the write's own depth + 1). */
   depth: number
+  /**
+   * The action's source when the write committed: the job runs it, not one saved since. Absent from jobs queued
+   * before it was kept (they run the current source).
+   */
+  source?: string
   /** The committed document (the deleted one for `afterDelete`) as its writer read it, `_permissions` included. */
   document: Document
   /** For `afterUpdate` and `afterDelete`: the document before the write. */

@@ -69,6 +69,19 @@ export const DocumentsConfigSchema = Type.Object({
     default: 64,
     description: 'Console output kept of one action run, in KiB (past it: truncated); also the largest result.',
   }),
+  QUIRE_SCRIPT_WALL_MS: Type.Integer({
+    minimum: 100,
+    maximum: 600_000,
+    default: 10_000,
+    description: 'Wall time of one action run, in ms, REST.call waits included.',
+  }),
+  QUIRE_SCRIPT_ANSWER_BUDGET_MB: Type.Integer({
+    minimum: 1,
+    maximum: 65_536,
+    default: 64,
+    description:
+      'REST.call answers all action runs of the process may hold at once, in MiB; a call waits for room for its answer.',
+  }),
   QUIRE_SCRIPT_CONCURRENT_PER_ENVIRONMENT: Type.Integer({
     minimum: 1,
     maximum: 1000,

@@ -28,6 +28,7 @@ export interface RunItem {
   userId: string
   error?: { kind: string; message: string; code?: string }
   logs: { level: string; message: string }[]
+  writes: { method: string; path: string; status: number }[]
 }
 
 /** The definition's action runs as an administrator reads them, newest first. */

@@ -95,11 +95,14 @@ export async function build(
     adapter = 'local',
     config = {},
     resources: shared,
+    prepare,
   }: {
     adapter?: Adapter
     config?: Partial<DocumentsConfig>
     /** Another app's resources: a second app on the same store (a restart, a replica), with new callers. */
     resources?: TestResources
+    /** Given the server before the service is mounted: a test's own routes and hooks (hooks reach the service's). */
+    prepare?: (server: App) => void
   } = {},
 ): Promise<Built> {
   const resources = shared ?? (await testResources(t))
@@ -122,6 +125,7 @@ export async function build(
   }
   const full = Value.Default(DocumentsConfigSchema, { ...config, QUIRE_UPLOAD_DIR: uploadDir }) as DocumentsConfig
   const server = createServer({ logLevel: 'silent' })
+  prepare?.(server)
   await mountService(server, service, { ...resources, files, config: full })
   t.teardown(() => server.close())
   await server.ready()

@@ -1495,6 +1495,11 @@ export interface operations {
                 level: 'log' | 'info' | 'warn' | 'error'
                 message: string
               }[]
+              writes: {
+                method: string
+                path: string
+                status: number
+              }[]
               durationMs: number
               attempt: number
               userId: string

@@ -339,6 +339,14 @@ export const ActionResultSchema = Type.Object({ runId: ObjectIdSchema, result: T
 
 export const ACTION_RUN_STATUSES = ['succeeded', 'refused', 'failed'] as const
 
+/** A write an action's REST.call made that committed: its method, the path it was sent to, the answer's status. */
+export const ActionRunWriteSchema = Type.Object({
+  method: Type.String(),
+  path: Type.String(),
+  status: Type.Integer(),
+})
+export type ActionRunWrite = Static<typeof ActionRunWriteSchema>
+
 /**
  * One run of an action (manual, before or after a write), kept for the retention period. `error.kind`: the
  * engine's (`exception`, `cpu`, `memory`, `rest_calls`, `output`, `wall`, `crash`), `result` (a before-write
@@ -362,6 +370,8 @@ export const ActionRunSchema = Type.Object({
       message: Type.String(),
     }),
   ),
+  /** The writes its REST.calls made that committed, in the order they were answered (none for a before-write run). */
+  writes: Type.Array(ActionRunWriteSchema),
   durationMs: Type.Number({ minimum: 0 }),
   attempt: Type.Integer({ minimum: 1 }),
   userId: Type.String(),

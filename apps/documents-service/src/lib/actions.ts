@@ -1,3 +1,4 @@
+import type { Scope } from '@quire/auth'
 import type { Action, ActionTrigger, Definition } from '@quire/contracts'
 import { DocumentBodySchema } from '@quire/contracts'
 import { Value } from '@sinclair/typebox/value'
@@ -33,6 +34,19 @@ export function checkActionDepth(depth: number, what: string): void {
     throw fail(
       'action_depth_exceeded',
       `${what} would run actions ${depth + 1} deep; at most ${MAX_ACTION_DEPTH} actions may set one another off`,
+    )
+  }
+}
+
+/**
+ * A write an action's REST.call sent commits only while that run lasts: once it has ended nobody waits for the
+ * write, and a retry of the run would make it again. Checked last before each commit: 422 `action_failed`.
+ */
+export function checkRunLasts(scope: Scope): void {
+  if (scope.signal?.aborted) {
+    throw fail(
+      'action_failed',
+      'The action run that sent this write has ended before it was committed: nothing was written',
     )
   }
 }

@@ -1,7 +1,16 @@
+import { setMaxListeners } from 'node:events'
 import fp from 'fastify-plugin'
-import type { FastifyBaseLogger, FastifyInstance } from 'fastify'
+import type { FastifyBaseLogger, FastifyInstance, LightMyRequestResponse } from 'fastify'
 import { delegate, type Delegation, type Scope } from '@quire/auth'
-import type { Action, ActionRun, ActionRunsQuerystring, ActionTrigger, Document, Pagination } from '@quire/contracts'
+import type {
+  Action,
+  ActionRun,
+  ActionRunsQuerystring,
+  ActionRunWrite,
+  ActionTrigger,
+  Document,
+  Pagination,
+} from '@quire/contracts'
 import {
   ConflictError,
   newObjectId,
@@ -12,14 +21,7 @@ import {
   type StoredRecord,
   type Transaction,
 } from '@quire/records'
-import {
-  DEFAULT_LIMITS,
-  ScriptEngine,
-  type RestAnswer,
-  type RestRequest,
-  type RunOutcome,
-  type ScriptLimits,
-} from '@quire/scripts'
+import { ScriptEngine, type RestAnswer, type RestRequest, type RunOutcome, type ScriptLimits } from '@quire/scripts'
 import { ApiError, fail, sweepInChunks } from '@quire/service-kit'
 import {
   DOCUMENTS_COLLECTIONS,
@@ -30,12 +32,26 @@ import {
 } from '../collections.js'
 import type { DocumentsConfig } from '../config.js'
 import { actionsFor, checkActionDepth, checkActionNames, isFieldsObject } from '../lib/actions.js'
+import { AnswerBudget } from '../lib/answer-budget.js'
 
 /** Who an action runs as: the user who set it off, in its environment, one level deeper than their call. */
 interface Runner {
   userId: string
   environmentId: string
   depth: number
+}
+
+/** What the REST.calls of one run share. */
+interface Calls {
+  delegation: Delegation
+  /** Aborted once the run has ended: waits for the answer budget stop, answers being read are dropped. */
+  ended: AbortSignal
+  /** A before-write run's trigger: its calls may only read. */
+  readOnly: ActionTrigger | undefined
+  /** The writes answered 2xx, as they were answered. */
+  writes: ActionRunWrite[]
+  /** Writes under way: the run's record waits for them (one not committed as the run ended is refused). */
+  pending: Set<Promise<unknown>>
 }
 
 export interface Actions {
@@ -99,8 +115,8 @@ declare module 'fastify' {
 /** Delays before an after-write job's next attempt; past the last, it is recorded failed. */
 const BACKOFF_MS = [1000, 5000, 30_000, 120_000]
 const MAX_ATTEMPTS = BACKOFF_MS.length + 1
-/** A claimed job is the claimer's this long (a run lasts at most its wall limit); then it is due again. */
-const LEASE_MS = DEFAULT_LIMITS.wallMs + 50_000
+/** A claimed job is the claimer's for its run's wall limit and this long; then it is due again. */
+const LEASE_GRACE_MS = 50_000
 const POLL_MS = 1000
 /** After-write jobs run at once, in all; and per environment, so that one cannot hold every slot. */
 const MAX_RUNNING = 16
@@ -120,6 +136,12 @@ const HOST_HEADERS = /^(authorization|host|content-length|x-quire-.*|x-forwarded
 const METHODS = new Set(['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'] as const)
 type Method = typeof METHODS extends Set<infer M> ? M : never
 const isMethod = (method: string): method is Method => METHODS.has(method as Method)
+/** What a before-write run may call: the write that set it off is not made yet and may still be refused. */
+const READS: ReadonlySet<Method> = new Set(['GET', 'HEAD'])
+/** Calls that change nothing; a run's record lists the others that succeeded. */
+const SAFE: ReadonlySet<Method> = new Set(['GET', 'HEAD', 'OPTIONS'])
+/** How much of a write's path its run's record keeps. */
+const MAX_WRITE_PATH = 1000
 
 const isoIn = (ms: number) => new Date(Date.now() + ms).toISOString()
 const newHash = () => newObjectId()
@@ -158,6 +180,7 @@ function actions(
 ): Actions & { start(): void; stop(): void; close(): Promise<void> } {
   const limits: Partial<ScriptLimits> = {
     cpuMs: config.QUIRE_SCRIPT_CPU_MS,
+    wallMs: config.QUIRE_SCRIPT_WALL_MS,
     memoryBytes: config.QUIRE_SCRIPT_MEMORY_MB * 1024 * 1024,
     restCalls: config.QUIRE_SCRIPT_REST_CALLS,
     outputBytes: config.QUIRE_SCRIPT_OUTPUT_KB * 1024,
@@ -168,8 +191,13 @@ function actions(
     concurrentPerTenant: config.QUIRE_SCRIPT_CONCURRENT_PER_ENVIRONMENT,
     queuePerTenant: config.QUIRE_SCRIPT_QUEUE_PER_ENVIRONMENT,
   })
-  /** A script holds an answer in its heap: half of it at most, so the script can still use what it got. */
-  const maxAnswerBytes = Math.floor(config.QUIRE_SCRIPT_MEMORY_MB * 1024 * 1024 * 0.5)
+  const leaseMs = config.QUIRE_SCRIPT_WALL_MS + LEASE_GRACE_MS
+  const budget = new AnswerBudget(config.QUIRE_SCRIPT_ANSWER_BUDGET_MB * 1024 * 1024)
+  /**
+   * A script holds an answer in its heap: half of it at most, so the script can still use what it got; and no
+   * more than the whole budget, or it could never be read.
+   */
+  const maxAnswerBytes = Math.min(Math.floor(config.QUIRE_SCRIPT_MEMORY_MB * 1024 * 1024 * 0.5), budget.total)
   const retentionMs = config.QUIRE_ACTION_RUN_RETENTION_DAYS * DAY_MS
   const runs = DOCUMENTS_COLLECTIONS.actionRuns.in(store)
   const jobs = DOCUMENTS_COLLECTIONS.actionJobs.in(store)
@@ -194,48 +222,139 @@ function actions(
   /** Deletions in progress (the sweep, definitions' drops): closing waits for their transaction in progress. */
   const deleting = new Set<Promise<number>>()
 
-  async function rest(delegation: Delegation, request: RestRequest): Promise<RestAnswer> {
+  /**
+   * A run's REST.call: refused before it starts when the run can no longer make it (a before-write run's write,
+   * a run that has ended). A write is tracked until it is answered, and listed in the run's record if it succeeded.
+   */
+  async function rest(calls: Calls, request: RestRequest, signal: AbortSignal): Promise<RestAnswer> {
     const endpoint = request.endpoint
     if (/^[A-Za-z][A-Za-z0-9+.-]*:|^\/\//.test(endpoint)) {
       throw new Error(`REST.call takes a path of this API (api/v2/...), not ${endpoint.slice(0, 100)}`)
     }
     const method = request.method.toUpperCase()
     if (!isMethod(method)) throw new Error(`REST.call method must be one of ${[...METHODS].join(', ')}`)
+    if (calls.readOnly && !READS.has(method)) {
+      throw new Error(
+        `REST.call in a ${calls.readOnly} action may only read (GET or HEAD), not ${method}: the write that set it off is not made yet and may still be refused`,
+      )
+    }
+    // The engine no longer waits for this call: it never starts.
+    if (signal.aborted || calls.ended.aborted) throw new Error('REST.call not made: its run has ended')
     const headers: Record<string, string> = {
       accept: 'application/json',
-      'environment-id': delegation.headers['environment-id'],
+      'environment-id': calls.delegation.headers['environment-id'],
     }
     for (const [name, value] of Object.entries(request.headers)) {
       const lower = name.toLowerCase()
       if (!HOST_HEADERS.test(lower)) headers[lower] = String(value)
     }
-    headers.authorization = delegation.headers.authorization
+    headers.authorization = calls.delegation.headers.authorization
     let payload: string | undefined
     if (request.body !== undefined && request.body !== null) {
       payload = typeof request.body === 'string' ? request.body : JSON.stringify(request.body)
       headers['content-type'] ??= 'application/json'
     }
+    const url = `/${endpoint.replace(/^\/+/, '')}`
+    const answer = send(calls.ended, method, url, headers, payload)
+    if (SAFE.has(method)) return answer
+    const written = answer.then((done) => {
+      if (done.status >= 200 && done.status < 300) {
+        calls.writes.push({ method, path: url.slice(0, MAX_WRITE_PATH), status: done.status })
+      }
+      return done
+    })
+    calls.pending.add(written)
+    const settled = () => calls.pending.delete(written)
+    written.then(settled, settled)
+    return written
+  }
+
+  /** Sends a REST.call in-process and reads its answer within the budget. */
+  async function send(
+    ended: AbortSignal,
+    method: Method,
+    url: string,
+    headers: Record<string, string>,
+    payload: string | undefined,
+  ): Promise<RestAnswer> {
     const answer = await fastify.inject({
       method,
-      url: `/${endpoint.replace(/^\/+/, '')}`,
+      url,
       headers,
+      payloadAsStream: true,
       ...(payload === undefined ? {} : { payload }),
     })
-    if (answer.rawPayload.length > maxAnswerBytes) {
-      throw new Error(`REST.call answer of ${answer.rawPayload.length} bytes is over the limit of ${maxAnswerBytes}`)
-    }
     const answerHeaders: Record<string, string> = {}
     for (const [name, value] of Object.entries(answer.headers)) {
       if (value !== undefined) answerHeaders[name] = Array.isArray(value) ? value.join(', ') : String(value)
     }
-    return {
-      status: answer.statusCode,
-      headers: answerHeaders,
-      body: parsedBody(answerHeaders['content-type'] ?? '', answer.body),
+    const { bytes, give } = await readAnswer(answer, method, ended)
+    try {
+      return {
+        status: answer.statusCode,
+        headers: answerHeaders,
+        body: parsedBody(answerHeaders['content-type'] ?? '', bytes.toString('utf8')),
+      }
+    } finally {
+      // The script has it now (the engine copies it to the run's worker as soon as this resolves).
+      give()
     }
   }
 
-  /** One run of `action` as `runner`, through a delegation that ends with it. */
+  /**
+   * Reads an answer within the process's budget for answers: a declared length over the limit is refused unread;
+   * otherwise the call waits for room for it (for the limit when no length is declared), in turn with every other
+   * run's calls, and reading stops past that room. An answer left unread is closed (its source stops).
+   */
+  async function readAnswer(
+    answer: LightMyRequestResponse,
+    method: Method,
+    ended: AbortSignal,
+  ): Promise<{ bytes: Buffer; give: () => void }> {
+    const stream = answer.stream()
+    // The run's end stops the reading (an answer whose source stalls would otherwise hold its room for good).
+    const stop = () => stream.destroy()
+    ended.addEventListener('abort', stop, { once: true })
+    let give: ((bytes?: number) => void) | undefined
+    try {
+      const declared = Number(answer.headers['content-length'] ?? Number.NaN)
+      const empty = method === 'HEAD' || answer.statusCode === 204 || answer.statusCode === 304
+      if (!empty && declared > maxAnswerBytes) {
+        throw new Error(`REST.call answer of ${declared} bytes is over the limit of ${maxAnswerBytes}`)
+      }
+      const room = empty ? 0 : Number.isSafeInteger(declared) && declared >= 0 ? declared : maxAnswerBytes
+      give = await budget.take(room, ended)
+      const chunks: Buffer[] = []
+      let length = 0
+      for await (const chunk of stream as AsyncIterable<Buffer>) {
+        length += chunk.length
+        if (length > room) {
+          throw new Error(
+            room === declared
+              ? `REST.call answer is longer than the ${declared} bytes it declared`
+              : `REST.call answer is over the limit of ${maxAnswerBytes} bytes`,
+          )
+        }
+        chunks.push(chunk)
+      }
+      give(room - length)
+      return { bytes: Buffer.concat(chunks, length), give }
+    } catch (error) {
+      give?.()
+      stream.destroy()
+      // Closing the server's side of the answer stops its source (a file being read, for one).
+      answer.raw.res.destroy()
+      throw error
+    } finally {
+      ended.removeEventListener('abort', stop)
+    }
+  }
+
+  /**
+   * One run of `action` as `runner`, through a delegation that ends with it; `signal` (the run whose call set this
+   * one off has ended) stops it. Resolves once the writes its calls had under way are answered, with those that
+   * succeeded.
+   */
   async function execute(
     runner: Runner,
     definition: DefinitionRecord,
@@ -245,12 +364,25 @@ function actions(
     previous: Document | null,
     input: unknown,
     runId: string,
-  ): Promise<RunOutcome> {
+    signal?: AbortSignal,
+  ): Promise<{ outcome: RunOutcome; writes: ActionRunWrite[] }> {
     const delegation = delegate(runner)
+    const ended = new AbortController()
+    // Every call of the run waits on it at once (up to its REST.call limit): no leak to warn about.
+    setMaxListeners(0, ended.signal)
+    const calls: Calls = {
+      delegation,
+      ended: ended.signal,
+      readOnly: trigger.startsWith('before') ? trigger : undefined,
+      writes: [],
+      pending: new Set(),
+    }
     try {
-      return await engine.run({
+      const outcome = await engine.run({
         source: action.source,
         tenant: runner.environmentId,
+        depth: runner.depth,
+        ...(signal && { signal }),
         globals: {
           serverDocument: document,
           environmentId: runner.environmentId,
@@ -266,10 +398,15 @@ function actions(
             previous,
           },
         },
-        rest: (request) => rest(delegation, request),
+        rest: (request, callSignal) => rest(calls, request, callSignal),
       })
+      return { outcome, writes: calls.writes }
     } finally {
+      // A write not committed by now is refused (its scope's signal is the delegation's): the record waits for
+      // the answers of those under way, so it lists every write that committed.
       delegation.release()
+      ended.abort()
+      await Promise.allSettled(calls.pending)
     }
   }
 
@@ -281,6 +418,7 @@ function actions(
     action: Action,
     trigger: ActionTrigger,
     outcome: RunOutcome,
+    writes: ActionRunWrite[],
     attempt: number,
     failure?: { kind: string; message: string },
   ): ActionRunRecord {
@@ -294,6 +432,7 @@ function actions(
       trigger,
       status: 'succeeded',
       logs: outcome.logs,
+      writes,
       durationMs: outcome.durationMs,
       attempt,
       userId: runner.userId,
@@ -373,15 +512,26 @@ function actions(
 
   async function runJob(job: ActionJobRecord): Promise<void> {
     const definition = await definitions.findOne({ _id: job.definitionId, _environmentId: job.environmentId })
-    const action = definition && actionsFor(definition, job.trigger).find((each) => each.name === job.action)
+    const current = definition && actionsFor(definition, job.trigger).find((each) => each.name === job.action)
     // The action (or its definition) was removed since the write: nothing is left to run.
-    if (!definition || !action) {
+    if (!definition || !current) {
       await jobs.deleteOne({ _id: job._id }, { expectedHash: job._hash })
       return
     }
+    // The source current when the write committed: one saved since (a swap before a retry) is not this job's.
+    const action = job.source === undefined ? current : { ...current, source: job.source }
     const runner = { userId: job.userId, environmentId: job.environmentId, depth: job.depth }
     const runId = newObjectId()
-    const outcome = await execute(runner, definition, action, job.trigger, job.document, job.previous, null, runId)
+    const { outcome, writes } = await execute(
+      runner,
+      definition,
+      action,
+      job.trigger,
+      job.document,
+      job.previous,
+      null,
+      runId,
+    )
     if (outcome.status === 'error' && outcome.error.kind === 'busy') {
       // Nothing ran: the attempt is given back.
       await jobs.updateOne(
@@ -392,7 +542,7 @@ function actions(
       return
     }
     const retry = outcome.status === 'error' && job.attempt < MAX_ATTEMPTS
-    const run = runRecord(runId, runner, definition, job.documentId, action, job.trigger, outcome, job.attempt)
+    const run = runRecord(runId, runner, definition, job.documentId, action, job.trigger, outcome, writes, job.attempt)
     try {
       await store.transaction(async (tx) => {
         const pending = DOCUMENTS_COLLECTIONS.actionJobs.in(tx)
@@ -432,7 +582,7 @@ function actions(
             pollAgain = true
             continue
           }
-          const claimed = { ...job, attempt: job.attempt + 1, dueOn: isoIn(LEASE_MS), _hash: newHash() }
+          const claimed = { ...job, attempt: job.attempt + 1, dueOn: isoIn(leaseMs), _hash: newHash() }
           try {
             const { _id, ...replacement } = claimed
             if (!(await jobs.updateOne({ _id }, replacement, { expectedHash: job._hash }))) continue
@@ -508,7 +658,17 @@ function actions(
     async before(scope, definition, action, trigger, proposed, previous) {
       const runner = { userId: scope.userId, environmentId: scope.environmentId, depth: scope.actionDepth + 1 }
       const runId = newObjectId()
-      const outcome = await execute(runner, definition, action, trigger, proposed, previous, null, runId)
+      const { outcome, writes } = await execute(
+        runner,
+        definition,
+        action,
+        trigger,
+        proposed,
+        previous,
+        null,
+        runId,
+        scope.signal,
+      )
       if (outcome.status === 'error' && outcome.error.kind === 'busy') throw busy()
       const returned = outcome.status === 'ok' ? outcome.result : undefined
       // Only an object changes the document: anything else is a mistake in the script, not a silent no-op.
@@ -516,7 +676,7 @@ function actions(
       const failure = invalid
         ? { kind: 'result', message: `a ${trigger} action returns an object (the new fields) or nothing` }
         : undefined
-      record(runRecord(runId, runner, definition, proposed._id, action, trigger, outcome, 1, failure))
+      record(runRecord(runId, runner, definition, proposed._id, action, trigger, outcome, writes, 1, failure))
       if (outcome.status !== 'ok') throw runError(action, outcome, runId)
       if (failure) throw fail('action_failed', `Action "${action.name}" failed (result): ${failure.message}`)
       return trigger === 'beforeDelete' || !isFieldsObject(returned) ? undefined : returned
@@ -544,7 +704,18 @@ function actions(
             kind: 'queue_full',
             message: `more than ${MAX_WAITING_PER_DEFINITION} after-write runs of this definition are waiting`,
           }
-          const run = runRecord(newObjectId(), runner, definition, document._id, action, trigger, dropped, 1, failure)
+          const run = runRecord(
+            newObjectId(),
+            runner,
+            definition,
+            document._id,
+            action,
+            trigger,
+            dropped,
+            [],
+            1,
+            failure,
+          )
           await DOCUMENTS_COLLECTIONS.actionRuns.in(tx).insertOne(run)
           continue
         }
@@ -559,6 +730,7 @@ function actions(
           trigger,
           userId: scope.userId,
           depth: scope.actionDepth + 1,
+          source: action.source,
           document,
           previous,
           attempt: 0,
@@ -574,9 +746,19 @@ function actions(
       checkActionDepth(scope.actionDepth, `Action "${action.name}"`)
       const runner = { userId: scope.userId, environmentId: scope.environmentId, depth: scope.actionDepth + 1 }
       const runId = newObjectId()
-      const outcome = await execute(runner, definition, action, 'manual', document, null, input, runId)
+      const { outcome, writes } = await execute(
+        runner,
+        definition,
+        action,
+        'manual',
+        document,
+        null,
+        input,
+        runId,
+        scope.signal,
+      )
       if (outcome.status === 'error' && outcome.error.kind === 'busy') throw busy()
-      record(runRecord(runId, runner, definition, document._id, action, 'manual', outcome, 1))
+      record(runRecord(runId, runner, definition, document._id, action, 'manual', outcome, writes, 1))
       if (outcome.status !== 'ok') throw runError(action, outcome, runId)
       return { runId, result: outcome.result ?? null }
     },
@@ -606,7 +788,8 @@ function actions(
         next.set('after', last._id)
         pagination.next = next.toString()
       }
-      return { data: items, pagination }
+      // Runs recorded before their writes were: none listed.
+      return { data: items.map((run) => ({ ...run, writes: run.writes ?? [] })), pagination }
     },
 
     async drop(definition) {

@@ -4,7 +4,7 @@ import type { CreateDefinitionBody, Definition, DefinitionBody, DefinitionPatch,
 import { ConflictError, DuplicateKeyError, newObjectId, type RecordStore } from '@quire/records'
 import { fail } from '@quire/service-kit'
 import { declaredIndex, DOCUMENTS_COLLECTIONS, type DefinitionRecord } from '../collections.js'
-import { visibleActions } from '../lib/actions.js'
+import { checkRunLasts, visibleActions } from '../lib/actions.js'
 import { hashed } from '../lib/stored-text.js'
 import { permissionsOf } from '../lib/visibility.js'
 import type { Actions } from './actions.js'
@@ -153,6 +153,7 @@ function definitionsRepository(
     await checkFreeName(scope.environmentId, settings.name)
     await documents.addIndexes(definition)
     try {
+      checkRunLasts(scope)
       await definitions.insertOne(definition)
     } catch (error) {
       // Its collection is new: dropping it removes exactly what this call created.
@@ -190,6 +191,7 @@ function definitionsRepository(
     const { _id, ...replacement } = definition
     let updated: DefinitionRecord | null
     try {
+      checkRunLasts(scope)
       updated = await definitions.updateOne({ _id, _environmentId: scope.environmentId }, replacement, {
         expectedHash: current._hash,
       })
@@ -280,6 +282,7 @@ function definitionsRepository(
         )
       }
       // The definition goes first, so no new document can be written into the collection being dropped.
+      checkRunLasts(scope)
       await definitions.deleteOne({ _id: definition._id, _environmentId: scope.environmentId })
       forget(scope.environmentId)
       await documents.dropAll(definition)

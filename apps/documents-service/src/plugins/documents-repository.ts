@@ -27,7 +27,7 @@ import {
   type DocumentFields,
   type DocumentRecord,
 } from '../collections.js'
-import { actionsFor, checkActionDepth, checkProposedFields } from '../lib/actions.js'
+import { actionsFor, checkActionDepth, checkProposedFields, checkRunLasts } from '../lib/actions.js'
 import { userFields, userPart } from '../lib/document-fields.js'
 import { validateFields } from '../lib/field-validators.js'
 import { ifMatchAccepts } from '../lib/if-match.js'
@@ -373,7 +373,10 @@ function documentsRepository(
     jobOf: (result: T) => { document: DocumentRecord; previous: DocumentRecord | null } | null,
   ): Promise<T> {
     const trigger = WRITES[kind].after
-    if (actionsFor(definition, trigger).length === 0) return write(collectionOf(definition))
+    if (actionsFor(definition, trigger).length === 0) {
+      checkRunLasts(scope)
+      return write(collectionOf(definition))
+    }
     const result = await store.transaction(async (tx) => {
       const written = await write(documentsCollection(definition).in(tx))
       const job = jobOf(written)
@@ -381,6 +384,7 @@ function documentsRepository(
         const previous = job.previous && present(scope, job.previous)
         await actions.enqueue(tx, scope, definition, trigger, present(scope, job.document), previous)
       }
+      checkRunLasts(scope)
       return written
     })
     actions.dispatch()
@@ -451,6 +455,7 @@ function documentsRepository(
         throw atOperation(index, error)
       }
     }
+    checkRunLasts(scope)
     return results
   }
 
@@ -461,13 +466,17 @@ function documentsRepository(
       const created = await idempotencyKeys.once(owner, key, body, async (tx) => {
         record = newRecord(scope, definition, userFields(body))
         const documents = documentsCollection(definition).in(tx)
-        if (!setsOffActions(scope, definition, 'create')) return documents.insertOne(record)
+        if (!setsOffActions(scope, definition, 'create')) {
+          checkRunLasts(scope)
+          return documents.insertOne(record)
+        }
         // A replay answers the first result: its actions ran with the first call, and only then.
         record = await beforeWrite(scope, definition, record, null)
         const inserted = await documents.insertOne(record)
         if (actionsFor(definition, 'afterCreate').length > 0) {
           await actions.enqueue(tx, scope, definition, 'afterCreate', present(scope, inserted), null)
         }
+        checkRunLasts(scope)
         return inserted
       })
       if (!created.replayed && actionsFor(definition, 'afterCreate').length > 0) actions.dispatch()
@@ -497,6 +506,7 @@ function documentsRepository(
       try {
         const write = (into: Collection<DocumentRecord>) =>
           into.updateOne({ _id }, replacement, { expectedHash: current._hash })
+        if (!acts) checkRunLasts(scope)
         const updated = acts
           ? await committed(scope, definition, 'update', write, (done) =>
               done ? { document: done, previous: current } : null,
@@ -618,6 +628,7 @@ function documentsRepository(
       let record = newRecord(scope, definition, userFields(body))
       try {
         if (!setsOffActions(scope, definition, 'create')) {
+          checkRunLasts(scope)
           await collectionOf(definition).insertOne(record)
         } else {
           record = await beforeWrite(scope, definition, record, null)
@@ -692,6 +703,7 @@ function documentsRepository(
         // Actions saw `current`: the deletion is of that version (a concurrent change is 412).
         const expectedHash = ifMatch === undefined && !acts ? undefined : current._hash
         const write = (from: Collection<DocumentRecord>) => from.deleteOne({ _id: current._id }, { expectedHash })
+        if (!acts) checkRunLasts(scope)
         removed = acts
           ? await committed(scope, definition, 'delete', write, (gone) =>
               gone ? { document: gone, previous: gone } : null,
