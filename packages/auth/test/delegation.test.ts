@@ -11,7 +11,11 @@ async function build(t: Test, lines: string[] = []) {
     keys: { publicKey: resources.keys.publicKey },
     identity: recordsIdentity(resources.store),
   })
-  server.get('/env', { onRequest: server.auth.requireEnvironment }, async (request) => request.scope)
+  // The run's signal, as whether it is live (an AbortSignal has no JSON).
+  server.get('/env', { onRequest: server.auth.requireEnvironment }, async ({ scope: { signal, ...scope } }) => ({
+    ...scope,
+    running: signal?.aborted === false,
+  }))
   server.get('/whoami', { onRequest: server.auth.authenticate }, async (request) => request.caller)
   // A failing request is logged with its headers: the redaction must cover the handle.
   server.get('/fail', { onRequest: server.auth.requireEnvironment }, async (request) => {
@@ -42,6 +46,7 @@ t.test('a delegation acts as its user, in its environment alone, at its depth, u
     environmentId: 'acme',
     administrator: false,
     groups: ['sales'],
+    running: true,
   })
 
   // Its user may use globex, the delegation may not.

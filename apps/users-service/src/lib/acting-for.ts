@@ -35,3 +35,12 @@ export function userToActFor(scope: Scope, userId: string, { target, actor }: Ac
   }
   return target
 }
+
+/**
+ * The environments a long-lived token minted by the scope's caller for `user` opens (stored on the token): those
+ * the minter could act in for the user, which `userToActFor` made every one of the user's today. Joining another
+ * environment later grants the token nothing there. Undefined, unbound, when the token is the user's own or a
+ * super-administrator's: it follows the user, as the user's password does.
+ */
+export const mintedEnvironments = (scope: Scope, user: UserRecord): string[] | undefined =>
+  user._id === scope.userId || scope.superAdministrator ? undefined : [...user.environmentIds]
