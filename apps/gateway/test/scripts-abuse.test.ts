@@ -1,3 +1,4 @@
+/* eslint-disable no-template-curly-in-string -- the scripts under test are JavaScript text with template literals */
 import t from 'tap'
 import Fastify from 'fastify'
 import { delegate } from '@quire/auth'

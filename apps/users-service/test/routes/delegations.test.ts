@@ -97,7 +97,7 @@ t.test('a script acting for a member manages none of its credentials, nor anyone
 })
 
 t.test('a super-administrator’s script administers its run’s environment, and no further', async (t) => {
-  const { call, user, resources, adminId, token } = await build(t)
+  const { call, user, resources, adminId } = await build(t)
   const { record: victim, token: victimToken } = await user({ environments: { [ENV_B]: { active: false } } })
   const { record: member } = await user({ environments: { [ENV_A]: {} } })
   const delegation = delegate({ userId: adminId, environmentId: ENV_A, depth: 1 })
