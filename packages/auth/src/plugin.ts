@@ -14,6 +14,12 @@ export interface Caller {
   readonly via: 'access-token' | 'long-lived-token' | 'action'
   /** Never for an action, nor for a long-lived token minted by another user (see `Identified`). */
   readonly superAdministrator: boolean
+  /**
+   * Set when the credentials are bound (an action: its run's environment; a long-lived token minted by another
+   * user: the environments it was minted for): the only environments they act in, whatever the user's role
+   * elsewhere. Checks that read the user's other environments (acting for another user) must keep to these.
+   */
+  readonly environmentIds?: readonly string[]
   /** How many actions deep this call is: 0 for a client's request, n for a call made by an action at depth n. */
   readonly actionDepth: number
   /** For `via: 'action'`: aborts when the run that made the call ends; what the call would still start must not. */
@@ -291,10 +297,10 @@ async function auth(app: FastifyInstance, options: AuthOptions) {
   }
 
   const authenticate: Hook = async (request, reply) => {
-    const { userId, via, superAdministrator, actionDepth } = await identifyWithinBudget(request, reply)
+    const { userId, via, superAdministrator, actionDepth, environmentIds } = await identifyWithinBudget(request, reply)
     // Routes outside any environment (environments, the marketplace, the user's own account) are not a script's.
     if (via === 'action') throw fail('forbidden', 'An action can only call routes of its own environment')
-    request[CALLER] = { userId, via, superAdministrator, actionDepth }
+    request[CALLER] = { userId, via, superAdministrator, actionDepth, ...(environmentIds && { environmentIds }) }
   }
 
   const requireEnvironment: Hook = async (request, reply) => {
@@ -342,6 +348,7 @@ async function auth(app: FastifyInstance, options: AuthOptions) {
       actionDepth,
       environmentId,
       ...role,
+      ...(environmentIds && { environmentIds }),
       ...(signal && { signal }),
     }
     request[CALLER] = scope

@@ -46,6 +46,7 @@ t.test('a delegation acts as its user, in its environment alone, at its depth, u
     environmentId: 'acme',
     administrator: false,
     groups: ['sales'],
+    environmentIds: ['acme'],
     running: true,
   })
 

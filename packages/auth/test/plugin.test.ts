@@ -170,7 +170,11 @@ t.test('a long-lived token minted for other environments opens those alone, with
 
   await IDENTITY_COLLECTIONS.users.in(store).updateOne({ _id: user._id }, { $set: { isSuperAdministrator: true } })
   const whoami = await server.inject({ method: 'GET', url: '/whoami', headers: headers(secret) })
-  t.match(whoami.json(), { userId: user._id, superAdministrator: false }, 'its user became super-administrator since')
+  t.match(
+    whoami.json(),
+    { userId: user._id, superAdministrator: false, environmentIds: ['acme'] },
+    'its user became super-administrator since',
+  )
   t.equal((await server.inject({ method: 'GET', url: '/super', headers: headers(secret) })).statusCode, 403)
   t.equal((await server.inject({ method: 'GET', url: '/env', headers: headers(secret, 'globex') })).statusCode, 403)
   t.match(

@@ -28,8 +28,11 @@ export function userToActFor(scope: Scope, userId: string, { target, actor }: Ac
   }
   if (scope.superAdministrator) return target
   if (target.isSuperAdministrator) throw fail('forbidden', 'Only a super-administrator acts for a super-administrator')
+  // Bound credentials (a token another user minted) act in their environments alone, whatever the actor's role elsewhere.
   const administered = (id: string) =>
-    actor?.profile.environments[id]?.administrator === true && actor.profile.environments[id]?.active === true
+    actor?.profile.environments[id]?.administrator === true &&
+    actor.profile.environments[id]?.active === true &&
+    (scope.environmentIds?.includes(id) ?? true)
   if (!target.environmentIds.every(administered)) {
     throw fail('forbidden', `User ${userId} also belongs to environments the caller does not administer`)
   }

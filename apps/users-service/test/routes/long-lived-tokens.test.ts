@@ -266,3 +266,53 @@ t.test('a token minted by an administrator opens only the environments of its us
   t.equal((await inB(byItself.token)).statusCode, 201, 'its own token follows the member to B')
   t.equal((await inB(bySuper.token)).statusCode, 201, "and so does a super-administrator's")
 })
+
+t.test('a bound token acts for other users within its environments alone, whatever its user administers', async (t) => {
+  const { call, user, adminId, token } = await build(t)
+  const { token: minterToken } = await user({ environments: { [ENV_A]: { administrator: true } } })
+  const { record: deputy, token: deputyToken } = await user({ environments: { [ENV_A]: { administrator: true } } })
+  const minted = await call({
+    method: 'POST',
+    url: `/api/v2/users/${deputy._id}/long-lived-tokens`,
+    headers: headers(minterToken, ENV_A),
+    payload: { name: 'for the deputy' },
+  })
+  t.equal(minted.statusCode, 201)
+  const bound: string = minted.json().data[0].token
+  // Later the deputy administers B too, and a user of both environments is there.
+  const promoted = await call({
+    method: 'PATCH',
+    url: `/api/v2/users/${deputy._id}`,
+    headers: headers(token(adminId), ENV_B),
+    payload: { administrator: true },
+  })
+  t.equal(promoted.statusCode, 200)
+  const { record: shared } = await user({ environments: { [ENV_A]: {}, [ENV_B]: {} } })
+
+  const attempts = (credential: string) =>
+    Promise.all([
+      call({
+        method: 'GET',
+        url: `/api/v2/users/${shared._id}/long-lived-tokens`,
+        headers: headers(credential, ENV_A),
+      }),
+      call({
+        method: 'POST',
+        url: '/auth/reset-2FA',
+        headers: headers(credential, ENV_A),
+        payload: { userId: shared._id },
+      }),
+    ])
+  const [list, reset] = await attempts(bound)
+  t.equal(list.statusCode, 403, "the bound token lists no tokens of a user of B, the deputy's own session does")
+  t.equal(reset.statusCode, 403, 'nor resets its 2FA')
+  const environments = await call({ method: 'GET', url: '/api/v2/environments', headers: headers(bound) })
+  t.same(
+    environments.json().data.map(({ _id }: { _id: string }) => _id),
+    [ENV_A],
+    'its environments: those it opens',
+  )
+  const [ownList, ownReset] = await attempts(deputyToken)
+  t.equal(ownList.statusCode, 200, 'with its own session, the deputy may (it administers A and B)')
+  t.equal(ownReset.statusCode, 200)
+})
