@@ -1,4 +1,7 @@
 import { randomBytes } from 'node:crypto'
+import type { FastifyRequest, onRequestAsyncHookHandler } from 'fastify'
+import { isInjection } from 'light-my-request'
+import { fail } from '@quire/service-kit'
 
 /** Who a delegation acts for: a user, in one environment, at a depth of nested actions. */
 export interface DelegationGrant {
@@ -51,6 +54,36 @@ export function delegate(grant: DelegationGrant): Delegation {
       ended.abort()
     },
   }
+}
+
+/**
+ * Whether a request was made in this process (`app.inject`, what REST.call sends) rather than read from a socket:
+ * light-my-request builds its own request object, which no bytes from the network can produce. Nothing a client
+ * sends (headers, addresses) takes part in the decision.
+ */
+export const isInProcess = (request: FastifyRequest): boolean => isInjection(request.raw)
+
+/**
+ * The handle of the request's `Authorization: Delegated` header, or undefined when it has none. Such a header read
+ * from a socket is 401: a handle only ever exists in this process's memory, so from outside it is a forgery, or
+ * a leak being replayed.
+ */
+export function delegationHandle(request: FastifyRequest): string | undefined {
+  const header = request.headers.authorization
+  if (!header?.startsWith(DELEGATED_PREFIX)) return undefined
+  if (!isInProcess(request)) {
+    throw fail(
+      'unauthorized',
+      'Authorization: Delegated is accepted only from an action of this process',
+      'Please sign in again',
+    )
+  }
+  return header.slice(DELEGATED_PREFIX.length)
+}
+
+/** `onRequest`: a delegation from the network is refused before any other hook reads the request (edge, services). */
+export const refuseNetworkDelegation: onRequestAsyncHookHandler = async function refuseNetworkDelegation(request) {
+  delegationHandle(request)
 }
 
 /** The grant behind a live handle, or undefined. */

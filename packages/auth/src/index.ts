@@ -1,3 +1,3 @@
 export { authPlugin, type AuthOptions, type Caller, type Scope, type AccessTokenClaims } from './plugin.js'
-export { delegate, type Delegation, type DelegationGrant } from './delegation.js'
+export { delegate, refuseNetworkDelegation, type Delegation, type DelegationGrant } from './delegation.js'
 export { loadKeyPair, type KeyPair } from './keys.js'

@@ -4,7 +4,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest, onRequestAsyncHookH
 import { ENVIRONMENT_ID_PATTERN } from '@quire/contracts'
 import { fail } from '@quire/service-kit'
 import type { Identity, UserAccess } from '@quire/identity'
-import { DELEGATED_PREFIX, delegated } from './delegation.js'
+import { delegated, delegationHandle, refuseNetworkDelegation } from './delegation.js'
 import type { KeyPair } from './keys.js'
 
 /** Who calls: set by `authenticate` and by `requireEnvironment`. */
@@ -12,7 +12,14 @@ export interface Caller {
   readonly userId: string
   /** `action`: a server script's REST.call, acting for the user who set the action off (see `delegate`). */
   readonly via: 'access-token' | 'long-lived-token' | 'action'
+  /** Never for an action, nor for a long-lived token minted by another user (see `Identified`). */
   readonly superAdministrator: boolean
+  /**
+   * Set when the credentials are bound (an action: its run's environment; a long-lived token minted by another
+   * user: the environments it was minted for): the only environments they act in, whatever the user's role
+   * elsewhere. Checks that read the user's other environments (acting for another user) must keep to these.
+   */
+  readonly environmentIds?: readonly string[]
   /** How many actions deep this call is: 0 for a client's request, n for a call made by an action at depth n. */
   readonly actionDepth: number
   /** For `via: 'action'`: aborts when the run that made the call ends; what the call would still start must not. */
@@ -23,7 +30,7 @@ export interface Caller {
 export interface Scope extends Caller {
   /** The `environment-id` of the call, checked to exist and to be open to the caller. */
   readonly environmentId: string
-  /** Administrator of `environmentId` (always true for a super-administrator). */
+  /** Administrator of `environmentId` (always true for a super-administrator, and for its actions). */
   readonly administrator: boolean
   readonly groups: readonly string[]
 }
@@ -48,13 +55,16 @@ export interface AuthOptions {
 
 type Hook = onRequestAsyncHookHandler
 
-/** Who a request's credentials name; `environmentId` only for a delegation, the one environment it may act in. */
+/** Who a request's credentials name, and what of the user's access they carry. */
 interface Identified {
   userId: string
   via: Caller['via']
   access: UserAccess
   actionDepth: number
-  environmentId?: string
+  /** The caller's: the user's, except through credentials someone else gave it (a delegation, a minted token). */
+  superAdministrator: boolean
+  /** Set when the credentials are bound: the environments they may act in (a delegation: its run's alone). */
+  environmentIds?: readonly string[]
   signal?: AbortSignal
 }
 
@@ -75,6 +85,8 @@ declare module 'fastify' {
       requireAdministrator: Hook
       /** After `authenticate` or `requireEnvironment`. */
       requireSuperAdministrator: Hook
+      /** Any route, before or without authentication: 403 to a server script's call (credentials, accounts). */
+      refuseDelegation: Hook
       /** Signs an access token for a user (only where the private key was given: the users service). */
       issueAccessToken(userId: string): string
     }
@@ -231,8 +243,9 @@ async function auth(app: FastifyInstance, options: AuthOptions) {
   }
 
   async function identify(request: FastifyRequest): Promise<Identified> {
+    const handle = delegationHandle(request)
+    if (handle !== undefined) return identifyDelegated(handle)
     const header = request.headers.authorization
-    if (header?.startsWith(DELEGATED_PREFIX)) return identifyDelegated(header.slice(DELEGATED_PREFIX.length))
     const token = header?.startsWith(BEARER_PREFIX) ? header.slice(BEARER_PREFIX.length) : ''
     // A token in the verified cache passed every check below when it was first seen.
     let claims = verified.get(token)
@@ -240,6 +253,7 @@ async function auth(app: FastifyInstance, options: AuthOptions) {
     let userId: string
     let issuedAt = Number.POSITIVE_INFINITY
     let via: Caller['via'] = 'access-token'
+    let environmentIds: readonly string[] | undefined
     if (claims || token.split('.').length === 3) {
       if (!claims) {
         claims = verifiedClaims(token)
@@ -253,13 +267,19 @@ async function auth(app: FastifyInstance, options: AuthOptions) {
       if (!owner) throw unauthorized('The token is invalid, revoked or expired')
       userId = owner.userId
       via = 'long-lived-token'
+      environmentIds = owner.environmentIds
     }
     const user = await identity.user(userId)
     if (!user || issuedAt < user.sessionsValidAfter) throw unauthorized('The token is no longer valid')
-    return { userId, via, access: user, actionDepth: 0 }
+    // A token minted by someone else carries what its minter could give, never the super-administrator's rights.
+    const superAdministrator = user.superAdministrator && environmentIds === undefined
+    return { userId, via, access: user, actionDepth: 0, superAdministrator, ...(environmentIds && { environmentIds }) }
   }
 
-  /** A server script's call: the user it acts for is read again, as for a token; only its environment is open. */
+  /**
+   * A server script's call: the user it acts for is read again, as for a token; only its environment is open, and
+   * a super-administrator's rights stay out of it (whose action it runs is another user's choice).
+   */
   async function identifyDelegated(handle: string): Promise<Identified> {
     const grant = delegated(handle)
     if (!grant) throw unauthorized('The delegation is unknown or ended')
@@ -270,16 +290,17 @@ async function auth(app: FastifyInstance, options: AuthOptions) {
       via: 'action',
       access: user,
       actionDepth: grant.depth,
-      environmentId: grant.environmentId,
+      superAdministrator: false,
+      environmentIds: [grant.environmentId],
       signal: grant.signal,
     }
   }
 
   const authenticate: Hook = async (request, reply) => {
-    const { userId, via, access, actionDepth } = await identifyWithinBudget(request, reply)
+    const { userId, via, superAdministrator, actionDepth, environmentIds } = await identifyWithinBudget(request, reply)
     // Routes outside any environment (environments, the marketplace, the user's own account) are not a script's.
     if (via === 'action') throw fail('forbidden', 'An action can only call routes of its own environment')
-    request[CALLER] = { userId, via, superAdministrator: access.superAdministrator, actionDepth }
+    request[CALLER] = { userId, via, superAdministrator, actionDepth, ...(environmentIds && { environmentIds }) }
   }
 
   const requireEnvironment: Hook = async (request, reply) => {
@@ -295,15 +316,21 @@ async function auth(app: FastifyInstance, options: AuthOptions) {
       )
     }
     const identified = await identifyWithinBudget(request, reply)
-    const { userId, via, access, actionDepth, environmentId: delegatedTo, signal } = identified
-    // A script never reaches another environment, even one its user could.
-    if (delegatedTo !== undefined && delegatedTo !== environmentId) {
-      throw fail('forbidden', `An action of environment ${delegatedTo} cannot reach environment ${environmentId}`)
+    const { userId, via, access, actionDepth, superAdministrator, environmentIds, signal } = identified
+    // Bound credentials never reach another environment, even one their user can.
+    if (environmentIds !== undefined && !environmentIds.includes(environmentId)) {
+      throw via === 'action'
+        ? fail('forbidden', `An action of environment ${environmentIds[0]} cannot reach environment ${environmentId}`)
+        : fail(
+            'forbidden',
+            `This long-lived token was not minted for environment ${environmentId}`,
+            'You do not have access to this environment',
+          )
     }
-    const superAdministrator = access.superAdministrator
     const entry = access.environments[environmentId]
     let role: Pick<Scope, 'administrator' | 'groups'>
-    if (superAdministrator) {
+    // A super-administrator's action administers its run's environment, the one it reaches.
+    if (superAdministrator || (via === 'action' && access.superAdministrator)) {
       if ((await identity.environmentState(environmentId)) === null) {
         throw fail('forbidden', `Environment ${environmentId} does not exist`, 'This environment does not exist')
       }
@@ -321,10 +348,22 @@ async function auth(app: FastifyInstance, options: AuthOptions) {
       actionDepth,
       environmentId,
       ...role,
+      ...(environmentIds && { environmentIds }),
       ...(signal && { signal }),
     }
     request[CALLER] = scope
     request[SCOPE] = scope
+  }
+
+  /** Credentials and accounts are never a script's to manage, its own user's included. */
+  const refuseDelegation: Hook = async (request) => {
+    if (delegationHandle(request) !== undefined) {
+      throw fail(
+        'forbidden',
+        'An action cannot manage credentials, sessions or accounts',
+        'A script cannot change accounts or their credentials',
+      )
+    }
   }
 
   const requireAdministrator: Hook = async (request) => {
@@ -339,6 +378,9 @@ async function auth(app: FastifyInstance, options: AuthOptions) {
     }
   }
 
+  // Before any hook of the service's routes: a delegation from the network never reaches a route, even one
+  // without authentication.
+  app.addHook('onRequest', refuseNetworkDelegation)
   app.decorateRequest(CALLER, null)
   app.decorateRequest(SCOPE, null)
   // Getters, so a route that forgot its hook fails loudly (a 500) instead of acting for nobody, or in no environment.
@@ -362,6 +404,7 @@ async function auth(app: FastifyInstance, options: AuthOptions) {
     requireEnvironment,
     requireAdministrator,
     requireSuperAdministrator,
+    refuseDelegation,
     issueAccessToken,
   })
 }

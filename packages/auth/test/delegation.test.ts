@@ -11,10 +11,11 @@ async function build(t: Test, lines: string[] = []) {
     keys: { publicKey: resources.keys.publicKey },
     identity: recordsIdentity(resources.store),
   })
-  server.get('/env', { onRequest: server.auth.requireEnvironment }, async (request) => {
-    const { signal, ...scope } = request.scope
-    return { ...scope, ended: signal?.aborted }
-  })
+  // The run's signal, as whether it is live (an AbortSignal has no JSON).
+  server.get('/env', { onRequest: server.auth.requireEnvironment }, async ({ scope: { signal, ...scope } }) => ({
+    ...scope,
+    running: signal?.aborted === false,
+  }))
   server.get('/whoami', { onRequest: server.auth.authenticate }, async (request) => request.caller)
   // A failing request is logged with its headers: the redaction must cover the handle.
   server.get('/fail', { onRequest: server.auth.requireEnvironment }, async (request) => {
@@ -45,7 +46,8 @@ t.test('a delegation acts as its user, in its environment alone, at its depth, u
     environmentId: 'acme',
     administrator: false,
     groups: ['sales'],
-    ended: false,
+    environmentIds: ['acme'],
+    running: true,
   })
 
   // Its user may use globex, the delegation may not.
@@ -95,4 +97,54 @@ t.test('a delegation ends with its user: removed, or signed out everywhere after
     headers: { authorization: `Delegated ${'A'.repeat(43)}`, 'environment-id': 'acme' },
   })
   t.equal(forged.statusCode, 401)
+})
+
+t.test('a super-administrator’s delegation: administrator of the run’s environment, nothing more', async (t) => {
+  const { server, store } = await build(t)
+  server.get(
+    '/super',
+    { onRequest: [server.auth.requireEnvironment, server.auth.requireSuperAdministrator] },
+    () => 'ok',
+  )
+  const member = await createUser(store, { superAdministrator: true, environments: { acme: { groups: ['sales'] } } })
+  const outsider = await createUser(store, { superAdministrator: true })
+  for (const [label, user, groups] of [
+    ['a member of acme', member, ['sales']],
+    ['a member of no environment', outsider, []],
+  ] as const) {
+    const delegation = delegate({ userId: user._id, environmentId: 'acme', depth: 1 })
+    t.teardown(() => delegation.release())
+    const own = await server.inject({ method: 'GET', url: '/env', headers: delegation.headers })
+    t.equal(own.statusCode, 200, label)
+    t.match(own.json(), { via: 'action', superAdministrator: false, administrator: true, groups }, label)
+    const superRoute = await server.inject({ method: 'GET', url: '/super', headers: delegation.headers })
+    t.equal(superRoute.statusCode, 403, `${label}: no super-administrator route`)
+    const other = await server.inject({
+      method: 'GET',
+      url: '/env',
+      headers: { ...delegation.headers, 'environment-id': 'globex' },
+    })
+    t.equal(other.statusCode, 403, `${label}: no other environment, which its user administers`)
+  }
+})
+
+t.test('a live handle from a socket is 401 with the envelope, on every route; in process it works', async (t) => {
+  const { server, store } = await build(t)
+  server.get('/open', async () => 'open')
+  const user = await createUser(store, { environments: { acme: {} } })
+  const delegation = delegate({ userId: user._id, environmentId: 'acme', depth: 1 })
+  t.teardown(() => delegation.release())
+  const address = await server.listen({ port: 0, host: '127.0.0.1' })
+  for (const url of ['/env', '/whoami', '/open']) {
+    const res = await fetch(new URL(url, address), { headers: delegation.headers })
+    t.equal(res.status, 401, url)
+    t.match(await res.json(), { status: 'error', error: 'unauthorized', description: /Delegated/ }, url)
+  }
+  // Headers a client could send to pass for the process itself change nothing.
+  const spoofed = await fetch(new URL('/env', address), {
+    headers: { ...delegation.headers, 'user-agent': 'lightMyRequest', 'x-forwarded-for': '127.0.0.1' },
+  })
+  t.equal(spoofed.status, 401)
+  t.equal((await server.inject({ method: 'GET', url: '/env', headers: delegation.headers })).statusCode, 200)
+  t.equal((await fetch(new URL('/open', address))).status, 200, 'the same route without it')
 })

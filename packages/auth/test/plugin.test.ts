@@ -148,6 +148,42 @@ t.test('long-lived tokens: live, expired, revoked', async (t) => {
   t.equal(revoked.statusCode, 401, 'refused at once after revocation')
 })
 
+t.test('a long-lived token minted for other environments opens those alone, with no super-administrator', async (t) => {
+  const { server, store } = await build(t)
+  const user = await createUser(store, { environments: { acme: {}, globex: { administrator: true } } })
+  const tokens = IDENTITY_COLLECTIONS.longLivedTokens.in(store)
+  const secret = 'qlt_bound_0123456789abcdefghijklmno'
+  await tokens.insertOne({
+    _id: 'bound0000000000000000000',
+    userId: user._id,
+    tokenHash: hashToken(secret),
+    name: 't',
+    _createdOn: new Date().toISOString(),
+    _createdByUserId: 'minter000000000000000000',
+    expiresOn: null,
+    environmentIds: ['acme'],
+  })
+  t.equal((await server.inject({ method: 'GET', url: '/env', headers: headers(secret, 'acme') })).statusCode, 200)
+  const globex = await server.inject({ method: 'GET', url: '/env', headers: headers(secret, 'globex') })
+  t.equal(globex.statusCode, 403, 'globex: its user administers it, the token was not minted for it')
+  t.equal(globex.json().error, 'forbidden')
+
+  await IDENTITY_COLLECTIONS.users.in(store).updateOne({ _id: user._id }, { $set: { isSuperAdministrator: true } })
+  const whoami = await server.inject({ method: 'GET', url: '/whoami', headers: headers(secret) })
+  t.match(
+    whoami.json(),
+    { userId: user._id, superAdministrator: false, environmentIds: ['acme'] },
+    'its user became super-administrator since',
+  )
+  t.equal((await server.inject({ method: 'GET', url: '/super', headers: headers(secret) })).statusCode, 403)
+  t.equal((await server.inject({ method: 'GET', url: '/env', headers: headers(secret, 'globex') })).statusCode, 403)
+  t.match(
+    (await server.inject({ method: 'GET', url: '/env', headers: headers(secret, 'acme') })).json(),
+    { environmentId: 'acme', superAdministrator: false, administrator: false },
+    'in acme, its user’s entry there',
+  )
+})
+
 t.test('environment scope: header, membership, activity, super-administrator', async (t) => {
   const { server, store, sign } = await build(t)
   const member = await createUser(store, { environments: { acme: { groups: ['sales'] } } })

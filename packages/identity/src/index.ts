@@ -27,6 +27,11 @@ export interface IdentityTokenRecord {
   expiresOn: string | null
   /** ISO time of the last use, written at most once a minute per token (absent: never used). */
   lastUsedOn?: string
+  /**
+   * Minted by another user: the environments the minter could act in for the user then, the only ones the token
+   * opens (absent: the user's own token, or a super-administrator's, which follow the user).
+   */
+  environmentIds?: string[]
   [field: string]: unknown
 }
 
@@ -63,8 +68,10 @@ export interface UserAccess {
 
 export interface Identity {
   user(userId: string): Promise<UserAccess | null>
-  /** The owner of a live (not revoked, not expired) long-lived token, or null. */
-  longLivedToken(secret: string): Promise<{ tokenId: string; userId: string } | null>
+  /** The owner of a live (not revoked, not expired) long-lived token, and the environments it is bound to; or null. */
+  longLivedToken(
+    secret: string,
+  ): Promise<{ tokenId: string; userId: string; environmentIds?: readonly string[] } | null>
   environmentState(environmentId: string): Promise<EnvironmentState>
   /** The users active in an environment (usage statistics), counted on the `activeEnvironmentIds` index. */
   activeUsers(environmentId: string): Promise<number>
@@ -131,7 +138,11 @@ export function recordsIdentity(store: RecordStore): Identity {
           { $set: { lastUsedOn: new Date(now).toISOString() } },
         )
       }
-      return { tokenId: token._id, userId: token.userId }
+      return {
+        tokenId: token._id,
+        userId: token.userId,
+        ...(token.environmentIds && { environmentIds: token.environmentIds }),
+      }
     },
     async environmentState(environmentId) {
       const [stored] = await environments.findText({ _id: environmentId })

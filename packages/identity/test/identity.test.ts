@@ -69,6 +69,18 @@ t.test('what other services read of the users service: access, tokens, environme
   await tokens.insertOne({ _id: 'expired', userId: admin._id, tokenHash: hashToken('secret-old'), expiresOn: past })
   t.same(await identity.longLivedToken('secret-live'), { tokenId: 'live', userId: admin._id })
   t.equal(await identity.longLivedToken('secret-old'), null, 'expired')
+  await tokens.insertOne({
+    _id: 'bound',
+    userId: admin._id,
+    tokenHash: hashToken('secret-bound'),
+    expiresOn: null,
+    environmentIds: ['acme'],
+  })
+  t.same(
+    await identity.longLivedToken('secret-bound'),
+    { tokenId: 'bound', userId: admin._id, environmentIds: ['acme'] },
+    'minted by another user: the environments it was minted for',
+  )
   t.equal(await identity.longLivedToken('unknown'), null)
 
   const used = await tokens.findOne({ _id: 'live' })

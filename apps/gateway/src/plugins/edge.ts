@@ -3,6 +3,7 @@ import cors from '@fastify/cors'
 import rateLimit from '@fastify/rate-limit'
 import underPressure from '@fastify/under-pressure'
 import type { FastifyInstance, FastifyRequest } from 'fastify'
+import { refuseNetworkDelegation } from '@quire/auth'
 import { fail } from '@quire/service-kit'
 
 export interface EdgeOptions {
@@ -52,6 +53,8 @@ async function edge(app: FastifyInstance, options: EdgeOptions) {
     for (const [name, value] of SECURITY_HEADER_ENTRIES) reply.header(name, value)
     done()
   })
+  // A delegation read from a socket is a forgery, and would pass for credentials below (no address budget).
+  app.addHook('onRequest', refuseNetworkDelegation)
   if (options.corsOrigins.length > 0) {
     await app.register(cors, {
       origin: options.corsOrigins.includes('*') ? true : options.corsOrigins,

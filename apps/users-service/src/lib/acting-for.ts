@@ -28,10 +28,22 @@ export function userToActFor(scope: Scope, userId: string, { target, actor }: Ac
   }
   if (scope.superAdministrator) return target
   if (target.isSuperAdministrator) throw fail('forbidden', 'Only a super-administrator acts for a super-administrator')
+  // Bound credentials (a token another user minted) act in their environments alone, whatever the actor's role elsewhere.
   const administered = (id: string) =>
-    actor?.profile.environments[id]?.administrator === true && actor.profile.environments[id]?.active === true
+    actor?.profile.environments[id]?.administrator === true &&
+    actor.profile.environments[id]?.active === true &&
+    (scope.environmentIds?.includes(id) ?? true)
   if (!target.environmentIds.every(administered)) {
     throw fail('forbidden', `User ${userId} also belongs to environments the caller does not administer`)
   }
   return target
 }
+
+/**
+ * The environments a long-lived token minted by the scope's caller for `user` opens (stored on the token): those
+ * the minter could act in for the user, which `userToActFor` made every one of the user's today. Joining another
+ * environment later grants the token nothing there. Undefined, unbound, when the token is the user's own or a
+ * super-administrator's: it follows the user, as the user's password does.
+ */
+export const mintedEnvironments = (scope: Scope, user: UserRecord): string[] | undefined =>
+  user._id === scope.userId || scope.superAdministrator ? undefined : [...user.environmentIds]

@@ -146,11 +146,13 @@ function accounts(
     }
   }
 
-  /** Whether `actor` is an active administrator of every environment `target` belongs to. */
-  const administersAll = (actor: UserRecord | null, target: UserRecord) =>
+  /** Whether `actor` is an active administrator of every environment `target` belongs to, within its credentials. */
+  const administersAll = (actor: UserRecord | null, target: UserRecord, bound?: readonly string[]) =>
     target.environmentIds.every(
       (id) =>
-        actor?.profile.environments[id]?.administrator === true && actor.profile.environments[id]?.active === true,
+        actor?.profile.environments[id]?.administrator === true &&
+        actor.profile.environments[id]?.active === true &&
+        (bound?.includes(id) ?? true),
     )
 
   return {
@@ -274,7 +276,7 @@ function accounts(
         if (target.isSuperAdministrator) {
           throw fail('forbidden', "Only a super-administrator may reset a super-administrator's 2FA")
         }
-        if (!administersAll(actor, target)) {
+        if (!administersAll(actor, target, caller.environmentIds)) {
           throw fail('forbidden', `User ${userId} also belongs to environments the caller does not administer`)
         }
       }

@@ -8,8 +8,15 @@ import { fail } from '@quire/service-kit'
 import { COLLECTIONS, type LongLivedTokenRecord } from '../collections.js'
 
 export interface LongLivedTokensRepository {
-  /** Mints a token; the secret is in the answer and nowhere else (only its hash is stored). */
-  create(userId: string, body: CreateLongLivedTokenBody, actorId: string): Promise<CreatedLongLivedToken>
+  /**
+   * Mints a token; the secret is in the answer and nowhere else (only its hash is stored). `environmentIds`: the
+   * only environments it opens (see lib/acting-for `mintedEnvironments`); undefined, every one of its user's.
+   */
+  create(
+    userId: string,
+    body: CreateLongLivedTokenBody,
+    minted: { actorId: string; environmentIds: string[] | undefined },
+  ): Promise<CreatedLongLivedToken>
   /** Its tokens, with when each was last used (to the minute). */
   list(userId: string): Promise<LongLivedToken[]>
   /** Deletes the record: every service's auth lookup refuses the token from then on. */
@@ -47,7 +54,7 @@ const DAY_MS = 86_400_000
 function longLivedTokensRepository({ store, defaultDays, maxDays }: LongLivedTokensOptions): LongLivedTokensRepository {
   const tokens = COLLECTIONS.longLivedTokens.in(store)
   return {
-    async create(userId, { name, expiresOn }, actorId) {
+    async create(userId, { name, expiresOn }, { actorId, environmentIds }) {
       const now = Date.now()
       const latest = now + maxDays * DAY_MS
       const expires = expiresOn === undefined ? Math.min(now + defaultDays * DAY_MS, latest) : Date.parse(expiresOn)
@@ -68,6 +75,7 @@ function longLivedTokensRepository({ store, defaultDays, maxDays }: LongLivedTok
         _createdOn: new Date().toISOString(),
         _createdByUserId: actorId,
         expiresOn: new Date(expires).toISOString(),
+        ...(environmentIds && { environmentIds }),
       })
       return { ...toToken(record), token }
     },
@@ -84,7 +92,10 @@ function longLivedTokensRepository({ store, defaultDays, maxDays }: LongLivedTok
   }
 }
 
-/** `app.longLivedTokens`: bearer secrets for every environment of their user, until revoked or expired (all expire). */
+/**
+ * `app.longLivedTokens`: bearer secrets for every environment of their user (or those they were minted for), until
+ * revoked or expired (all expire).
+ */
 export const longLivedTokensPlugin = fp(
   async (app: FastifyInstance, options: LongLivedTokensOptions) => {
     app.decorate('longLivedTokens', longLivedTokensRepository(options))

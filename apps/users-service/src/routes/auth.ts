@@ -26,9 +26,13 @@ interface AuthRoutesOptions {
   accessTokenTtl: number
 }
 
-/** `/auth/*`: getting a token, and the ways to recover or secure an account. No environment needed. */
+/**
+ * `/auth/*`: getting a token, and the ways to recover or secure an account. No environment needed. None is a server
+ * script's (403), even for the user it acts for.
+ */
 export const authRoutes: FastifyPluginAsyncTypebox<AuthRoutesOptions> = async (app, { accessTokenTtl }) => {
   describeRoutes(app, { auth: 'none' })
+  app.addHook('onRequest', app.auth.refuseDelegation)
   const session = (userId: string) => ({
     accessToken: app.auth.issueAccessToken(userId),
     tokenType: 'Bearer' as const,

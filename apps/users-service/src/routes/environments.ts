@@ -33,8 +33,10 @@ export const environmentsRoutes: FastifyPluginAsyncTypebox = async (app) => {
     '/',
     { schema: { response: { 200: Ok(Type.Array(EnvironmentSchema)) } } },
     async function listEnvironments(request) {
-      const { userId, superAdministrator } = request.caller
-      const data = superAdministrator ? await app.environments.list() : await app.environments.listFor(userId)
+      const { userId, superAdministrator, environmentIds } = request.caller
+      const all = superAdministrator ? await app.environments.list() : await app.environments.listFor(userId)
+      // A token minted by another user shows the environments it opens, not those its user joined since.
+      const data = environmentIds ? all.filter(({ _id }) => environmentIds.includes(_id)) : all
       return { status: 'ok' as const, data }
     },
   )

@@ -10,9 +10,14 @@ import {
   RevokedLongLivedTokenSchema,
   UserParamsSchema,
 } from '@quire/contracts'
+import { mintedEnvironments } from '../lib/acting-for.js'
 
-/** `/api/v2/users/{userId}/long-lived-tokens`: the user itself, or an administrator who may act for it. */
+/**
+ * `/api/v2/users/{userId}/long-lived-tokens`: the user itself, or an administrator who may act for it; never a
+ * server script, even for its own user.
+ */
 export const longLivedTokenRoutes: FastifyPluginAsyncTypebox = async (app) => {
+  app.addHook('onRequest', app.auth.refuseDelegation)
   app.addHook('onRequest', app.auth.requireEnvironment)
   describeRoutes(app, { tag: 'long-lived-tokens' })
 
@@ -39,7 +44,10 @@ export const longLivedTokenRoutes: FastifyPluginAsyncTypebox = async (app) => {
         )
       }
       const user = await app.users.toActFor(request.scope, request.params.userId)
-      const token = await app.longLivedTokens.create(user._id, request.body, request.scope.userId)
+      const token = await app.longLivedTokens.create(user._id, request.body, {
+        actorId: request.scope.userId,
+        environmentIds: mintedEnvironments(request.scope, user),
+      })
       return reply.code(201).send({ status: 'ok' as const, data: [token] })
     },
   )

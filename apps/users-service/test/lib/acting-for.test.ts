@@ -2,7 +2,7 @@ import t from 'tap'
 import type { Scope } from '@quire/auth'
 import type { EnvironmentEntry } from '@quire/contracts'
 import type { UserRecord } from '../../src/collections.js'
-import { userToActFor } from '../../src/lib/acting-for.js'
+import { mintedEnvironments, userToActFor } from '../../src/lib/acting-for.js'
 
 const ENTRY: EnvironmentEntry = {
   name: '',
@@ -108,4 +108,24 @@ t.test('a super-administrator acts for anyone in the environment', async (t) => 
     errorCode(() => userToActFor(scope('root', 'super'), 's', { target: null, actor: null })),
     'user_not_found',
   )
+})
+
+t.test('bound credentials act for those whose every environment they open and the actor administers', async (t) => {
+  const admin = record('admin', { a: { administrator: true }, b: { administrator: true } })
+  const bound: Scope = { ...scope('admin', 'administrator'), environmentIds: ['a'] }
+  const inA = record('x', { a: {} })
+  const inAB = record('y', { a: {}, b: {} })
+  t.equal(userToActFor(bound, 'x', { target: inA, actor: admin }), inA)
+  t.equal(
+    errorCode(() => userToActFor(bound, 'y', { target: inAB, actor: admin })),
+    'forbidden',
+    'b is administered, but not opened by the credentials',
+  )
+})
+
+t.test('a minted token is bound to its user’s environments, unless its own or a super-administrator’s', async (t) => {
+  const user = record('u', { a: {}, b: { active: false } })
+  t.same(mintedEnvironments(scope('admin', 'administrator'), user), ['a', 'b'])
+  t.equal(mintedEnvironments(scope('u', 'member'), user), undefined)
+  t.equal(mintedEnvironments(scope('root', 'super'), user), undefined)
 })

@@ -209,3 +209,110 @@ t.test(
     )
   },
 )
+
+t.test('a token minted by an administrator opens only the environments of its user at minting', async (t) => {
+  const built = await build(t)
+  const { call, user, adminId, token, resources } = built
+  const { token: adminAToken } = await user({ environments: { [ENV_A]: { administrator: true } } })
+  const { record: member, token: memberToken } = await user({ environments: { [ENV_A]: {} } })
+  const tokensOf = `/api/v2/users/${member._id}/long-lived-tokens`
+  const mint = async (accessToken: string, name: string) => {
+    const res = await call({ method: 'POST', url: tokensOf, headers: headers(accessToken, ENV_A), payload: { name } })
+    t.equal(res.statusCode, 201, name)
+    return res.json().data[0] as { _id: string; token: string }
+  }
+  const byAdministrator = await mint(adminAToken, 'by the administrator of A')
+  const byItself = await mint(memberToken, 'by the member itself')
+  const bySuper = await mint(token(adminId), 'by a super-administrator')
+  const stored = COLLECTIONS.longLivedTokens.in(resources.store)
+  t.same((await stored.findOne({ _id: byAdministrator._id }))?.environmentIds, [ENV_A], 'bound, and stored so')
+  t.equal((await stored.findOne({ _id: byItself._id }))?.environmentIds, undefined, 'its own: unbound')
+  t.equal((await stored.findOne({ _id: bySuper._id }))?.environmentIds, undefined, "a super-administrator's: unbound")
+  const listed = await call({ method: 'GET', url: tokensOf, headers: headers(memberToken, ENV_A) })
+  t.equal(listed.statusCode, 200, 'the list shows no binding (it tells of other environments)')
+
+  // Later, the member becomes an administrator of B.
+  const joined = await call({
+    method: 'PATCH',
+    url: `/api/v2/users/${member._id}`,
+    headers: headers(token(adminId), ENV_B),
+    payload: { administrator: true },
+  })
+  t.equal(joined.statusCode, 200)
+
+  const other = await otherService(t, built)
+  const inB = (secret: string) =>
+    call({
+      method: 'POST',
+      url: '/api/v2/users',
+      headers: headers(secret, ENV_B),
+      payload: { username: `planted-${secret.slice(-6)}`, password: 'a long enough password' },
+    })
+  const planted = await inB(byAdministrator.token)
+  t.equal(planted.statusCode, 403, "the administrator of A's token creates nobody in B")
+  t.equal(planted.json().error, 'forbidden')
+  t.equal(
+    (await other.inject({ method: 'GET', url: '/api/v2/whoami', headers: headers(byAdministrator.token, ENV_B) }))
+      .statusCode,
+    403,
+    'nor reaches B in another service',
+  )
+  t.equal(
+    (await other.inject({ method: 'GET', url: '/api/v2/whoami', headers: headers(byAdministrator.token, ENV_A) }))
+      .statusCode,
+    200,
+    'A, as before',
+  )
+  t.equal((await inB(byItself.token)).statusCode, 201, 'its own token follows the member to B')
+  t.equal((await inB(bySuper.token)).statusCode, 201, "and so does a super-administrator's")
+})
+
+t.test('a bound token acts for other users within its environments alone, whatever its user administers', async (t) => {
+  const { call, user, adminId, token } = await build(t)
+  const { token: minterToken } = await user({ environments: { [ENV_A]: { administrator: true } } })
+  const { record: deputy, token: deputyToken } = await user({ environments: { [ENV_A]: { administrator: true } } })
+  const minted = await call({
+    method: 'POST',
+    url: `/api/v2/users/${deputy._id}/long-lived-tokens`,
+    headers: headers(minterToken, ENV_A),
+    payload: { name: 'for the deputy' },
+  })
+  t.equal(minted.statusCode, 201)
+  const bound: string = minted.json().data[0].token
+  // Later the deputy administers B too, and a user of both environments is there.
+  const promoted = await call({
+    method: 'PATCH',
+    url: `/api/v2/users/${deputy._id}`,
+    headers: headers(token(adminId), ENV_B),
+    payload: { administrator: true },
+  })
+  t.equal(promoted.statusCode, 200)
+  const { record: shared } = await user({ environments: { [ENV_A]: {}, [ENV_B]: {} } })
+
+  const attempts = (credential: string) =>
+    Promise.all([
+      call({
+        method: 'GET',
+        url: `/api/v2/users/${shared._id}/long-lived-tokens`,
+        headers: headers(credential, ENV_A),
+      }),
+      call({
+        method: 'POST',
+        url: '/auth/reset-2FA',
+        headers: headers(credential, ENV_A),
+        payload: { userId: shared._id },
+      }),
+    ])
+  const [list, reset] = await attempts(bound)
+  t.equal(list.statusCode, 403, "the bound token lists no tokens of a user of B, the deputy's own session does")
+  t.equal(reset.statusCode, 403, 'nor resets its 2FA')
+  const environments = await call({ method: 'GET', url: '/api/v2/environments', headers: headers(bound) })
+  t.same(
+    environments.json().data.map(({ _id }: { _id: string }) => _id),
+    [ENV_A],
+    'its environments: those it opens',
+  )
+  const [ownList, ownReset] = await attempts(deputyToken)
+  t.equal(ownList.statusCode, 200, 'with its own session, the deputy may (it administers A and B)')
+  t.equal(ownReset.statusCode, 200)
+})
