@@ -45,7 +45,7 @@ export const app: FastifyPluginAsync<GatewayOptions> = async (fastify, { config,
   }
 }
 
-export { ROUTE_TABLE, type LocalResources } from './route-table.js'
+export type { LocalResources } from './route-table.js'
 export { ConfigSchema, type Config } from './config.js'
 
 /** Each proxied service's own OpenAPI document; one that does not answer is left out, not fatal. */

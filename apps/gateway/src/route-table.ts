@@ -23,8 +23,3 @@ export const SERVICES: readonly {
   { manifest: users, urlVariable: 'QUIRE_USERS_URL' },
   { manifest: packages, urlVariable: 'QUIRE_PACKAGES_URL' },
 ]
-
-/** The one route table, read from the services' manifests: each public prefix and the service answering it. */
-export const ROUTE_TABLE: Readonly<Record<string, readonly string[]>> = Object.fromEntries(
-  SERVICES.map(({ manifest }) => [manifest.name, manifest.prefixes]),
-)

@@ -20,7 +20,7 @@ export interface Delegation {
   release(): void
 }
 
-export const DELEGATED_PREFIX = 'Delegated '
+const DELEGATED_PREFIX = 'Delegated '
 
 /**
  * Live delegations, by handle. Module-level: every auth plugin of this process (each service mounted in the
@@ -61,7 +61,7 @@ export function delegate(grant: DelegationGrant): Delegation {
  * light-my-request builds its own request object, which no bytes from the network can produce. Nothing a client
  * sends (headers, addresses) takes part in the decision.
  */
-export const isInProcess = (request: FastifyRequest): boolean => isInjection(request.raw)
+const isInProcess = (request: FastifyRequest): boolean => isInjection(request.raw)
 
 /**
  * The handle of the request's `Authorization: Delegated` header, or undefined when it has none. Such a header read

@@ -162,7 +162,7 @@ function runError(action: Action, outcome: Exclude<RunOutcome, { status: 'ok' }>
   )
 }
 
-/** The answer a REST.call gets: JSON parsed, else text, as `@quire/rest` gives it. */
+/** The answer a REST.call gets: JSON parsed, else text. */
 function parsedBody(contentType: string, text: string): unknown {
   if (!contentType.includes('json') || text === '') return text
   try {

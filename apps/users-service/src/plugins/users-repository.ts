@@ -22,7 +22,7 @@ interface UserPage {
 }
 
 /** The accounts a name given at sign-in or password reset may mean. */
-export interface NameMatches {
+interface NameMatches {
   /** The account of that exact username, else the one whose username or address has the name's login key. */
   byUsername: UserRecord | null
   /** The one account holding the name as a global address; null when none or several (older data) hold it. */
