@@ -417,12 +417,12 @@ export async function importEnvironment(io: Io, path: string, options: { as?: st
       const stored = new Map<string, { key: string; references: number }>()
       const accounts = USERS_COLLECTIONS.users.in(store)
       const bar = progress(io, `import into ${environmentId}`, lines)
-      let pending: Promise<unknown>[] = []
+      // Inserts in flight, each settling with its line's failure (never rejecting while nobody awaits it).
+      let pending: Promise<LineError | undefined>[] = []
       const flush = async () => {
-        const settled = await Promise.allSettled(pending)
+        const failed = (await Promise.all(pending)).find((failure) => failure !== undefined)
         pending = []
-        const failed = settled.find((result) => result.status === 'rejected')
-        if (failed) throw failed.reason
+        if (failed) throw failed
       }
       let at = 1
       try {
@@ -441,7 +441,12 @@ export async function importEnvironment(io: Io, path: string, options: { as?: st
               const record = { ...line.record, _environmentId: environmentId, _documentDefinitionId: definition._id }
               // Concurrent inserts share the store's commits; a failure names its own line.
               const insert = store.collection(documentsCollection(definition).name).insertOne(record)
-              pending.push(insert.catch((err: unknown) => Promise.reject(new LineError(number, err))))
+              pending.push(
+                insert.then(
+                  () => undefined,
+                  (err: unknown) => new LineError(number, err),
+                ),
+              )
               if (pending.length >= PAGE) await flush()
               counts.documents++
               break
@@ -508,11 +513,19 @@ export async function importEnvironment(io: Io, path: string, options: { as?: st
         await environments.create(environmentBody, ACTOR)
         if (header.environment.active === false) await environments.update(environmentId, { active: false }, ACTOR)
       } catch (err) {
-        await Promise.allSettled(pending)
+        await Promise.all(pending)
         bar.stop()
-        await discardImport(store, files, environmentId, created)
         const number = err instanceof LineError ? err.line : at
         const cause = err instanceof LineError ? err.cause : err
+        try {
+          await discardImport(store, files, environmentId, created)
+        } catch (failure) {
+          // Not reachable (the environment does not exist); the next import of it removes the rest first.
+          throw new CliError(
+            `${source.ndjson} line ${number}: ${reason(cause)}; removing what was written failed too ` +
+              `(${reason(failure)}): run the import again to remove it`,
+          )
+        }
         throw refuse(`${source.ndjson} line ${number}`, reason(cause))
       }
       bar.stop()

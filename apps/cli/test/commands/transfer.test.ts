@@ -326,6 +326,12 @@ t.test('a hostile export is refused whole, naming its line, and takes nothing fr
     /does not hold the bytes it was made with/,
   )
 
+  const documentAt = lines.findIndex((line) => line.type === 'document')
+  const twice = [...lines.slice(0, documentAt + 1), ...lines.slice(documentAt)]
+  const duplicated = await quire(['import', await altered(t, exportDir, twice), '--as', 'evil'], env)
+  refusedAt(t, duplicated, documentAt + 2, /duplicate key for index _id/)
+  t.same(await leftOf(store, 'evil'), NOTHING, 'a document twice')
+
   // After the definitions, documents, files and the member's entry were written: all of it is taken back.
   for (const username of ['admin', 'ADMIN', 'ａｄｍｉｎ']) {
     const hostile = await altered(t, exportDir, withUser({ _id: 'aaaaaaaaaaaaaaaaaaaaaaaa', username }))
