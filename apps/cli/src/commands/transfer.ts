@@ -7,7 +7,7 @@ import { createInterface } from 'node:readline'
 import { pipeline } from 'node:stream/promises'
 import { Type, type TSchema } from '@sinclair/typebox'
 import { TypeCompiler } from '@sinclair/typebox/compiler'
-import Fastify from 'fastify'
+import Fastify, { type FastifyInstance } from 'fastify'
 import {
   CreateEnvironmentBodySchema,
   DefinitionBodySchema,
@@ -409,13 +409,12 @@ export async function importEnvironment(io: Io, path: string, options: { as?: st
         throw new CliError(`the environment "${environmentId}" exists or existed: import into a new one (--as <id>)`)
       }
       const created = new Set<string>()
+      const stored = new Map<string, { key: string; references: number }>()
+      const target: Target = { store, files, users, environmentId, created, stored }
       if (await discardImport(store, files, environmentId, created)) {
         print(io, `removed what an interrupted import left of "${environmentId}"`)
       }
       const definitionIds = new Map<string, DefinitionRecord>()
-      /** Export file name → the key it was stored under, and how many attachments read it. */
-      const stored = new Map<string, { key: string; references: number }>()
-      const accounts = USERS_COLLECTIONS.users.in(store)
       const bar = progress(io, `import into ${environmentId}`, lines)
       // Inserts in flight, each settling with its line's failure (never rejecting while nobody awaits it).
       let pending: Promise<LineError | undefined>[] = []
@@ -454,51 +453,17 @@ export async function importEnvironment(io: Io, path: string, options: { as?: st
             case 'file': {
               await flush()
               const definition = definitionIds.get(line.definitionId) as DefinitionRecord
-              const document = await documentsCollection(definition).in(store).findOne({ _id: line.documentId })
-              if (!document || !findAttachment(document, line.attachmentId)) {
-                throw new Error(`document ${line.documentId} holds no attachment ${line.attachmentId}`)
-              }
               const bytes = exported.get(line.file)
-              if (!bytes) {
-                missingFiles++
-                break
-              }
-              const key = keyOf(environmentId, definition._id, line.documentId, line.attachmentId)
-              const record = { _id: key, definitionId: definition._id, documentId: line.documentId }
-              const _createdOn = new Date().toISOString()
-              const first = stored.get(line.file)
-              if (first) {
-                // A copy: it shares the stored file, as `copyAttachments` makes it.
-                await DOCUMENTS_COLLECTIONS.attachmentFiles
-                  .in(store)
-                  .insertOne({ ...record, _createdOn, file: first.key })
-                first.references++
-              } else {
-                // As the service does: the record first, so a stored file always has one.
-                await DOCUMENTS_COLLECTIONS.attachmentFiles.in(store).insertOne({ ...record, _createdOn })
-                await files.put(key, createReadStream(bytes.path), { size: bytes.size, contentType: line.contentType })
-                stored.set(line.file, { key, references: 1 })
-              }
+              if (bytes) await importFile(target, definition, line, bytes)
+              else missingFiles++
               counts.files++
               break
             }
-            case 'user': {
+            case 'user':
               await flush()
-              const existing = await accounts.findOne({ _id: line._id })
-              if (existing) {
-                if (existing.username !== line.username.normalize('NFC')) {
-                  throw new Error(`user ${line._id} is "${existing.username}" here, not "${line.username}"`)
-                }
-                await users.updateEntry(existing, environmentId, line.entry, ACTOR)
-              } else {
-                const account = { _id: line._id, username: line.username, entry: line.entry }
-                const addresses = line.globalEmails.map(({ address }) => address)
-                created.add(line._id)
-                await users.createImported({ ...account, addresses }, environmentId, ACTOR)
-              }
+              await importUser(target, line)
               counts.users++
               break
-            }
             default:
               break
           }
@@ -537,6 +502,68 @@ export async function importEnvironment(io: Io, path: string, options: { as?: st
       `${counts.files} files, ${counts.users} users`,
   )
   if (missingFiles > 0) print(io, `${missingFiles} attachment files were not in the export; their bytes are missing`)
+}
+
+/** Where an import writes, and what it wrote so far. */
+interface Target {
+  store: RecordStore
+  files: FileStore
+  users: FastifyInstance['users']
+  environmentId: string
+  /** The accounts it created. */
+  created: Set<string>
+  /** Export file name → the key it was stored under, and how many attachments read it. */
+  stored: Map<string, { key: string; references: number }>
+}
+
+/** An attachment of a document just imported: its file stored once, and shared by the lines naming it again. */
+async function importFile(
+  { store, files, environmentId, stored }: Target,
+  definition: DefinitionRecord,
+  line: Extract<Line, { type: 'file' }>,
+  bytes: { path: string; size: number },
+): Promise<void> {
+  const document = await documentsCollection(definition).in(store).findOne({ _id: line.documentId })
+  if (!document || !findAttachment(document, line.attachmentId)) {
+    throw new Error(`document ${line.documentId} holds no attachment ${line.attachmentId}`)
+  }
+  const key = keyOf(environmentId, definition._id, line.documentId, line.attachmentId)
+  const record = { _id: key, definitionId: definition._id, documentId: line.documentId }
+  const records = DOCUMENTS_COLLECTIONS.attachmentFiles.in(store)
+  const _createdOn = new Date().toISOString()
+  const first = stored.get(line.file)
+  if (first) {
+    // A copy: it shares the stored file, as `copyAttachments` makes it.
+    await records.insertOne({ ...record, _createdOn, file: first.key })
+    first.references++
+    return
+  }
+  // As the service does: the record first, so a stored file always has one.
+  await records.insertOne({ ...record, _createdOn })
+  await files.put(key, createReadStream(bytes.path), { size: bytes.size, contentType: line.contentType })
+  stored.set(line.file, { key, references: 1 })
+}
+
+/** The entry joins the account of the same `_id` (and username), or a new account made by the service's rules. */
+async function importUser(
+  { store, users, environmentId, created }: Target,
+  line: Extract<Line, { type: 'user' }>,
+): Promise<void> {
+  const existing = await USERS_COLLECTIONS.users.in(store).findOne({ _id: line._id })
+  if (existing) {
+    if (existing.username !== line.username.normalize('NFC')) {
+      throw new Error(`user ${line._id} is "${existing.username}" here, not "${line.username}"`)
+    }
+    await users.updateEntry(existing, environmentId, line.entry, ACTOR)
+    return
+  }
+  const addresses = line.globalEmails.map(({ address }) => address)
+  created.add(line._id)
+  await users.createImported(
+    { _id: line._id, username: line.username, addresses, entry: line.entry },
+    environmentId,
+    ACTOR,
+  )
 }
 
 /** A write of one line that failed, with the line's number. */
