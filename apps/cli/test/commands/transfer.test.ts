@@ -232,7 +232,7 @@ async function exportedEnvironment(t: Test) {
     method: 'POST',
     url: '/api/v2/users',
     headers: admin,
-    payload: { username: 'member', password: 'member password' },
+    payload: { username: 'member', password: 'member password', email: 'member@example.com' },
   })
   t.equal(member.statusCode, 201, member.body)
   await running.server.inject({ method: 'POST', url: DEFINITIONS, headers: admin, payload: { name: 'orders' } })
@@ -344,6 +344,14 @@ t.test('a hostile export is refused whole, naming its line, and takes nothing fr
   const invisible = await altered(t, exportDir, withUser({ _id: 'bbbbbbbbbbbbbbbbbbbbbbbb', username: 'mem\u200bber' }))
   refusedAt(t, await quire(['import', invisible, '--as', 'evil'], env), endAt + 1, /must not contain U\+200B/)
 
+  const address = {
+    _id: 'dddddddddddddddddddddddd',
+    username: 'newcomer',
+    globalEmails: [{ address: 'MEMBER@example.com' }],
+  }
+  const taken = await quire(['import', await altered(t, exportDir, withUser(address)), '--as', 'evil'], env)
+  refusedAt(t, taken, endAt + 1, /The e-mail address belongs to another account/)
+
   t.same(await leftOf(store, 'evil'), NOTHING)
   t.equal(await filesIn(join(dataDir, 'files')), storedFiles, 'no file stored, none left')
   const superAdministrator = await USERS_COLLECTIONS.users.in(store).findOne({ _id: adminId })
@@ -363,7 +371,12 @@ t.test('an account the import creates is taken back when a later line fails', as
   const { store } = await serve(t, otherDir)
   const accounts = await USERS_COLLECTIONS.users.in(store).count({})
   const endAt = lines.length - 1
-  const clash = { ...lines.find((line) => line.type === 'user'), _id: 'cccccccccccccccccccccccc', username: 'Member' }
+  const clash = {
+    ...lines.find((line) => line.type === 'user'),
+    _id: 'cccccccccccccccccccccccc',
+    username: 'Member',
+    globalEmails: [],
+  }
   const hostile = await altered(t, exportDir, [...lines.slice(0, endAt), clash, ...lines.slice(endAt)])
   const result = await quire(['import', hostile, '--as', 'other'], { QUIRE_DATA_DIR: otherDir })
   refusedAt(t, result, endAt + 1, /The username "Member" is taken/)
