@@ -1,7 +1,7 @@
 import { cp, readdir, readFile, rm, stat, symlink, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import t, { type Test } from 'tap'
-import { DOCUMENTS_COLLECTIONS } from '@quire/documents-service'
+import { DOCUMENTS_COLLECTIONS, type DefinitionRecord } from '@quire/documents-service'
 import type { RecordStore } from '@quire/records'
 import type { App } from '@quire/service-kit'
 import { USERS_COLLECTIONS } from '@quire/users-service'
@@ -384,44 +384,51 @@ t.test('an account the import creates is taken back when a later line fails', as
   t.equal(await USERS_COLLECTIONS.users.in(store).count({}), accounts, 'the member created on the way is gone')
 })
 
-t.test('a truncated NDJSON or a missing file imports nothing; fixed, the same import works', async (t) => {
-  const { server, store, exportDir, lines, env } = await exportedEnvironment(t)
-  const admin = (await login(server, 'admin', 'correct horse battery', 'default')).headers
-  const ndjson = join(exportDir, 'environment.ndjson')
-  const whole = await readFile(ndjson)
+t.test(
+  'a truncated NDJSON, a missing file or a killed import leaves nothing; the same import then works',
+  async (t) => {
+    const { server, store, exportDir, lines, env } = await exportedEnvironment(t)
+    const admin = (await login(server, 'admin', 'correct horse battery', 'default')).headers
+    const ndjson = join(exportDir, 'environment.ndjson')
+    const whole = await readFile(ndjson)
 
-  await writeFile(ndjson, whole.subarray(0, Math.floor(whole.length / 2)))
-  const cut = await quire(['import', exportDir, '--as', 'again'], env)
-  t.equal(cut.code, 1)
-  t.match(cut.stderr, /line \d+: not JSON \(the file is damaged or was cut short\); nothing was imported\n$/)
-  t.same(await leftOf(store, 'again'), NOTHING)
-  const withoutEnd = whole.subarray(0, whole.lastIndexOf('\n', whole.length - 2) + 1)
-  await writeFile(ndjson, withoutEnd)
-  const noEnd = await quire(['import', exportDir, '--as', 'again'], env)
-  t.equal(noEnd.code, 1)
-  t.match(noEnd.stderr, /it is truncated \(no end line after line \d+\); nothing was imported/)
-  await writeFile(ndjson, whole)
+    await writeFile(ndjson, whole.subarray(0, Math.floor(whole.length / 2)))
+    const cut = await quire(['import', exportDir, '--as', 'again'], env)
+    t.equal(cut.code, 1)
+    t.match(cut.stderr, /line \d+: not JSON \(the file is damaged or was cut short\); nothing was imported\n$/)
+    t.same(await leftOf(store, 'again'), NOTHING)
+    const withoutEnd = whole.subarray(0, whole.lastIndexOf('\n', whole.length - 2) + 1)
+    await writeFile(ndjson, withoutEnd)
+    const noEnd = await quire(['import', exportDir, '--as', 'again'], env)
+    t.equal(noEnd.code, 1)
+    t.match(noEnd.stderr, /it is truncated \(no end line after line \d+\); nothing was imported/)
+    await writeFile(ndjson, whole)
 
-  const fileAt = lines.findIndex((line) => line.type === 'file')
-  const file = join(exportDir, String(lines[fileAt]?.file))
-  const bytes = await readFile(file)
-  await rm(file)
-  refusedAt(t, await quire(['import', exportDir, '--as', 'again'], env), fileAt + 1, /files\/[0-9a-f]{64} is missing/)
-  t.same(await leftOf(store, 'again'), NOTHING)
-  await writeFile(file, bytes)
+    const fileAt = lines.findIndex((line) => line.type === 'file')
+    const file = join(exportDir, String(lines[fileAt]?.file))
+    const bytes = await readFile(file)
+    await rm(file)
+    refusedAt(t, await quire(['import', exportDir, '--as', 'again'], env), fileAt + 1, /files\/[0-9a-f]{64} is missing/)
+    t.same(await leftOf(store, 'again'), NOTHING)
+    await writeFile(file, bytes)
 
-  const imported = await quire(['import', exportDir, '--as', 'again'], env)
-  t.equal(imported.code, 0, imported.stderr)
-  t.match(imported.stdout, /1 definitions, 2 documents, 2 files, 2 users/)
-  const again = { ...admin, 'environment-id': 'again' }
-  const documents = (await list(server, `${DEFINITIONS}/orders/documents`, again)) as {
-    _id: string
-    files: { _id: string }[]
-  }[]
-  const bodies: string[] = []
-  for (const document of documents) {
-    const url = `${DEFINITIONS}/orders/documents/${document._id}/attachments/${document.files[0]?._id}`
-    bodies.push((await server.inject({ method: 'GET', url, headers: again })).body)
-  }
-  t.same(bodies.sort(), ['first', 'second'])
-})
+    // What a killed import leaves: written before the environment, which is created last.
+    const killed = { _id: 'eeeeeeeeeeeeeeeeeeeeeeee', name: 'orders', _environmentId: 'again' } as DefinitionRecord
+    await DOCUMENTS_COLLECTIONS.definitions.in(store).insertOne(killed)
+    const imported = await quire(['import', exportDir, '--as', 'again'], env)
+    t.equal(imported.code, 0, imported.stderr)
+    t.match(imported.stdout, /removed what an interrupted import left of "again"/)
+    t.match(imported.stdout, /1 definitions, 2 documents, 2 files, 2 users/)
+    const again = { ...admin, 'environment-id': 'again' }
+    const documents = (await list(server, `${DEFINITIONS}/orders/documents`, again)) as {
+      _id: string
+      files: { _id: string }[]
+    }[]
+    const bodies: string[] = []
+    for (const document of documents) {
+      const url = `${DEFINITIONS}/orders/documents/${document._id}/attachments/${document.files[0]?._id}`
+      bodies.push((await server.inject({ method: 'GET', url, headers: again })).body)
+    }
+    t.same(bodies.sort(), ['first', 'second'])
+  },
+)
