@@ -102,3 +102,78 @@ export function form(uploads: { name: string; content: Uint8Array | string }[]):
   for (const { name, content } of uploads) body.append('file', new File([content], name, { type: 'text/plain' }))
   return body
 }
+
+/** An attachment a document holds: where it downloads from, and the bytes it must answer. */
+export interface Held {
+  url: string
+  bytes: string
+}
+
+/**
+ * Definitions `orders` and `notes`: an upload on an order copied (`copyAttachments`) to another order and to a
+ * note, then removed from the first order, so both copies read a stored file whose own attachment is gone; and
+ * an upload of its own on a third order. What each document holds.
+ */
+export async function withCopies(server: App, headers: Record<string, string>): Promise<Held[]> {
+  const create = async (definition: string) => {
+    const url = `${DEFINITIONS}/${definition}/documents`
+    const response = await server.inject({ method: 'POST', url: `${url}/new`, headers, payload: {} })
+    if (response.statusCode !== 201) throw new Error(response.body)
+    return { url, _id: (response.json() as { data: { _id: string } }).data._id }
+  }
+  const upload = async (document: { url: string; _id: string }, content: string) => {
+    const response = await server.inject({
+      method: 'POST',
+      url: `${document.url}/${document._id}/attachments?valuePath=files`,
+      headers,
+      payload: form([{ name: 'a.txt', content }]),
+    })
+    if (response.statusCode !== 201) throw new Error(response.body)
+    return (response.json() as { data: { attachments: { _id: string }[] } }).data.attachments[0]?._id ?? ''
+  }
+  for (const name of ['orders', 'notes']) {
+    await server.inject({ method: 'POST', url: DEFINITIONS, headers, payload: { name } })
+  }
+  const [first, second, note, third] = [
+    await create('orders'),
+    await create('orders'),
+    await create('notes'),
+    await create('orders'),
+  ]
+  const original = await upload(first, 'shared bytes')
+  const copy = await server.inject({
+    method: 'POST',
+    url: '/api/v2/documents/copyAttachments',
+    headers,
+    payload: [second, note].map((target) => ({
+      source: { ddName: 'orders', _id: first._id, valuePath: 'files' },
+      target: { ddName: target.url.split('/')[4], _id: target._id, valuePath: 'files' },
+    })),
+  })
+  if (copy.statusCode !== 200) throw new Error(copy.body)
+  const copies = (copy.json() as { data: { attachments: { _id: string }[] }[] }).data.map(
+    ({ attachments }) => attachments[0]?._id ?? '',
+  )
+  const removed = await server.inject({
+    method: 'DELETE',
+    url: `${first.url}/${first._id}/attachments/${original}`,
+    headers,
+  })
+  if (removed.statusCode !== 200) throw new Error(removed.body)
+  const own = await upload(third, 'bytes of its own')
+  return [
+    { url: `${second.url}/${second._id}/attachments/${copies[0]}`, bytes: 'shared bytes' },
+    { url: `${note.url}/${note._id}/attachments/${copies[1]}`, bytes: 'shared bytes' },
+    { url: `${third.url}/${third._id}/attachments/${own}`, bytes: 'bytes of its own' },
+  ]
+}
+
+/** What each attachment of `held` answers as `headers`: its status and body. */
+export async function downloads(server: App, held: Held[], headers: Record<string, string>) {
+  const answers: { status: number; body: string }[] = []
+  for (const { url } of held) {
+    const response = await server.inject({ method: 'GET', url, headers })
+    answers.push({ status: response.statusCode, body: response.body })
+  }
+  return answers
+}

@@ -22,4 +22,5 @@ export type { UsersAppOptions } from './app.js'
 // For the `quire` command (apps/cli), which writes accounts as this service does.
 export { COLLECTIONS as USERS_COLLECTIONS, ensureUsersIndexes, type UserRecord } from './collections.js'
 export { hashPassword } from './lib/passwords.js'
-export { usersRepositoryPlugin } from './plugins/users-repository.js'
+export { usersRepositoryPlugin, type ImportedAccount } from './plugins/users-repository.js'
+export { environmentsPlugin } from './plugins/environments.js'

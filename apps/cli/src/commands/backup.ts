@@ -113,7 +113,7 @@ async function copyFiles(io: Io, from: string, to: string, label: string): Promi
 }
 
 /**
- * The attachments that documents of the snapshot in `dir` hold but whose file is not in `dir`: files removed
+ * The attachments that documents of the snapshot in `dir` hold but whose stored file is not in `dir`: files removed
  * after the snapshot was taken (their document changed or went after it). Records of files never stored (an
  * upload that failed) are no loss: no document refers to them.
  */
@@ -126,8 +126,9 @@ async function lostFiles(dir: string): Promise<string[]> {
     let after: string | undefined
     for (;;) {
       const page = await records.find({}, { limit: PAGE, after })
-      for (const { _id: key, definitionId, documentId } of page) {
-        if (await files.exists(key)) continue
+      for (const { _id: key, definitionId, documentId, file } of page) {
+        // A copy reads the stored file of the attachment it was copied from (which may be gone since).
+        if (await files.exists(file ?? key)) continue
         // `<environment>/<definition>/<document>/<attachment>`: only a document id may hold a `/`.
         const environmentId = key.slice(0, key.indexOf('/'))
         const attachmentId = key.slice(`${environmentId}/${definitionId}/${documentId}/`.length)

@@ -1,34 +1,57 @@
-import { createHash } from 'node:crypto'
-import { createReadStream, createWriteStream, type WriteStream } from 'node:fs'
-import { mkdir, stat } from 'node:fs/promises'
+import { createHash, randomBytes } from 'node:crypto'
+import { constants, createReadStream, createWriteStream, type WriteStream } from 'node:fs'
+import { lstat, mkdir, open, rename, rm, stat } from 'node:fs/promises'
 import { once } from 'node:events'
 import { dirname, join, resolve } from 'node:path'
 import { createInterface } from 'node:readline'
 import { pipeline } from 'node:stream/promises'
-import Fastify from 'fastify'
-import type { EnvironmentEntry } from '@quire/contracts'
+import { Type, type TSchema } from '@sinclair/typebox'
+import { TypeCompiler } from '@sinclair/typebox/compiler'
+import Fastify, { type FastifyInstance } from 'fastify'
+import {
+  CreateEnvironmentBodySchema,
+  DefinitionBodySchema,
+  EnvironmentEntrySchema,
+  IdSchema,
+  ObjectIdSchema,
+  type EnvironmentEntry,
+} from '@quire/contracts'
 import {
   DOCUMENTS_COLLECTIONS,
   declaredIndex,
   documentsCollection,
   ensureDocumentsIndexes,
+  findAttachment,
   type DefinitionRecord,
 } from '@quire/documents-service'
 import type { FileStore } from '@quire/files'
 import { newObjectId, type RecordStore, type StoredRecord } from '@quire/records'
-import { USERS_COLLECTIONS, ensureUsersIndexes, usersRepositoryPlugin, type UserRecord } from '@quire/users-service'
+import { ApiError } from '@quire/service-kit'
+import {
+  USERS_COLLECTIONS,
+  ensureUsersIndexes,
+  environmentsPlugin,
+  usersRepositoryPlugin,
+  type UserRecord,
+} from '@quire/users-service'
 import { readConfig, withFiles, withStore } from '../context.js'
 import { CliError, print, type Io } from '../io.js'
 import { progress } from '../progress.js'
 
 /**
  * One environment as NDJSON, one object a line, in this order: the header (with the environment), its
- * definitions, their documents (as stored), the attachment files (bytes under `files/` beside the NDJSON),
- * the users' entries for it (account name and addresses, never credentials), and an end line with the counts,
- * so a truncated file is refused.
+ * definitions, their documents (as stored), the attachments' files, the users' entries for it (account name and
+ * addresses, never credentials), and an end line with the counts, so a truncated file is refused. A file's bytes
+ * sit under `files/` beside the NDJSON, named by their sha256 (format 2; format 1 named them by a hash of the
+ * stored key): attachments sharing a stored file (copies) name the same one.
  */
 type Line =
-  | { type: 'quire-export'; format: 1; exportedOn: string; environment: StoredRecord }
+  | {
+      type: 'quire-export'
+      format: 1 | 2
+      exportedOn: string
+      environment: StoredRecord & { name?: string; active?: boolean }
+    }
   | { type: 'definition'; record: DefinitionRecord }
   | { type: 'document'; definitionId: string; record: StoredRecord }
   | { type: 'file'; definitionId: string; documentId: string; attachmentId: string; file: string; contentType: string }
@@ -42,12 +65,57 @@ interface Counts {
   users: number
 }
 
+const FORMAT = 2
 const NDJSON = 'environment.ndjson'
+const FILES = 'files'
+/** The only file names an import reads: what an export writes. */
+const FILE_NAME = /^files\/[0-9a-f]{64}$/
+const CONTENT_TYPE = '^[\\w.+-]+\\/[\\w.+-]+$'
 const PAGE = 500
 /** An export holds an environment's documents, files and users: what it creates is its owner's alone. */
 const DIR_MODE = 0o700
 const FILE_MODE = 0o600
 const ACTOR = 'quire-cli'
+
+const LINE_SCHEMAS: Record<Line['type'], TSchema> = {
+  'quire-export': Type.Object({
+    format: Type.Union([Type.Literal(1), Type.Literal(2)]),
+    environment: Type.Object({
+      _id: IdSchema,
+      name: Type.Optional(Type.String()),
+      active: Type.Optional(Type.Boolean()),
+    }),
+  }),
+  definition: Type.Object({ record: Type.Object({ _id: IdSchema }) }),
+  document: Type.Object({ definitionId: IdSchema, record: Type.Object({ _id: IdSchema, _hash: Type.String() }) }),
+  file: Type.Object({
+    definitionId: IdSchema,
+    documentId: IdSchema,
+    attachmentId: ObjectIdSchema,
+    file: Type.String(),
+    contentType: Type.String({ pattern: CONTENT_TYPE, maxLength: 255 }),
+  }),
+  user: Type.Object({
+    _id: IdSchema,
+    username: Type.String({ minLength: 1, maxLength: 320 }),
+    globalEmails: Type.Array(Type.Object({ address: Type.String({ maxLength: 320 }) }), { maxItems: 100 }),
+    entry: EnvironmentEntrySchema,
+  }),
+  end: Type.Object({
+    counts: Type.Object({
+      definitions: Type.Integer(),
+      documents: Type.Integer(),
+      files: Type.Integer(),
+      users: Type.Integer(),
+    }),
+  }),
+}
+const LINE_CHECKS = Object.fromEntries(
+  Object.entries(LINE_SCHEMAS).map(([type, schema]) => [type, TypeCompiler.Compile(schema)]),
+)
+/** A definition as its `PUT` would be checked: what it declares, without the system fields. */
+const DEFINITION_BODY = TypeCompiler.Compile(DefinitionBodySchema)
+const ENVIRONMENT_BODY = TypeCompiler.Compile(CreateEnvironmentBodySchema)
 
 /** Where the NDJSON goes (or comes from) and where the attachment files sit; no files beside a lone `.ndjson`. */
 function locate(path: string): { ndjson: string; files: string | null } {
@@ -75,11 +143,13 @@ export async function exportEnvironment(io: Io, environmentId: string, path: str
       const write = async (text: string) => {
         if (!stream.write(`${text}\n`)) await once(stream, 'drain')
       }
-      const header: Line = { type: 'quire-export', format: 1, exportedOn: new Date().toISOString(), environment }
+      const header: Line = { type: 'quire-export', format: FORMAT, exportedOn: new Date().toISOString(), environment }
       await write(JSON.stringify(header))
       const definitions = await DOCUMENTS_COLLECTIONS.definitions.in(store).find({ _environmentId: environmentId })
       for (const record of definitions) await write(JSON.stringify({ type: 'definition', record }))
       counts.definitions = definitions.length
+      /** Stored file key → its name in the export: a file copies share is written once. */
+      const written = new Map<string, { file: string; contentType: string } | null>()
 
       for (const definition of definitions) {
         const documents = documentsCollection(definition).in(store)
@@ -98,16 +168,20 @@ export async function exportEnvironment(io: Io, environmentId: string, path: str
         bar.stop()
 
         const records = await DOCUMENTS_COLLECTIONS.attachmentFiles.in(store).find({ definitionId: definition._id })
-        for (const { _id: key, documentId } of records) {
+        for (const { _id: key, documentId, file: shared } of records) {
           const attachmentId = key.slice(keyOf(environmentId, definition._id, documentId, '').length)
+          // Only what a download can reach: an attachment its document holds (not an upload left out of one).
+          const document = await documents.findOne({ _id: documentId })
+          if (!document || !findAttachment(document, attachmentId)) continue
           if (target.files === null) {
             skippedFiles++
             continue
           }
-          const file = `files/${createHash('sha256').update(key).digest('hex')}`
-          const contentType = await copyOut(files, key, join(target.files, file))
-          if (contentType === null) continue // a record of an upload that never completed
-          const line: Line = { type: 'file', definitionId: definition._id, documentId, attachmentId, file, contentType }
+          const stored = shared ?? key
+          if (!written.has(stored)) written.set(stored, await copyOut(files, stored, target.files))
+          const copied = written.get(stored)
+          if (!copied) continue // its file is gone (a removal racing the export)
+          const line: Line = { type: 'file', definitionId: definition._id, documentId, attachmentId, ...copied }
           await write(JSON.stringify(line))
           counts.files++
         }
@@ -141,36 +215,188 @@ export async function exportEnvironment(io: Io, environmentId: string, path: str
   if (skippedFiles > 0) print(io, `${skippedFiles} attachment files left out: export to a directory to include them`)
 }
 
-/** Writes a stored file's bytes to `path`; its content type, or null when the store has no such file. */
-async function copyOut(files: FileStore, key: string, path: string): Promise<string | null> {
+/**
+ * Writes a stored file's bytes into `root`'s `files/` under their sha256; its name and content type, or null when
+ * the store has no such file.
+ */
+async function copyOut(
+  files: FileStore,
+  key: string,
+  root: string,
+): Promise<{ file: string; contentType: string } | null> {
   const info = await files.stat(key)
   if (!info) return null
-  await mkdir(dirname(path), { recursive: true, mode: DIR_MODE })
+  await mkdir(join(root, FILES), { recursive: true, mode: DIR_MODE })
+  const partial = join(root, FILES, `.${randomBytes(8).toString('hex')}.partial`)
+  const hash = createHash('sha256')
   const { stream } = await files.get(key)
-  await pipeline(stream, createWriteStream(path, { mode: FILE_MODE }))
-  return info.contentType
+  try {
+    await pipeline(
+      stream,
+      async function* (chunks: AsyncIterable<Buffer>) {
+        for await (const chunk of chunks) {
+          hash.update(chunk)
+          yield chunk
+        }
+      },
+      createWriteStream(partial, { mode: FILE_MODE }),
+    )
+    const file = `${FILES}/${hash.digest('hex')}`
+    // The same bytes under another key (two uploads of one file) are the same export file.
+    await rename(partial, join(root, file))
+    return { file, contentType: info.contentType }
+  } finally {
+    await rm(partial, { force: true })
+  }
 }
 
-async function* readLines(path: string): AsyncGenerator<Line> {
+/** An export's line: the reason it is refused names it (`<file> line <n>`), and nothing was imported. */
+const refuse = (where: string, why: string) => new CliError(`${where}: ${why}; nothing was imported`)
+
+/** Each line of the NDJSON, parsed and checked against its type's schema, with its number. */
+async function* readLines(path: string): AsyncGenerator<{ number: number; line: Line }> {
   const lines = createInterface({ input: createReadStream(path), crlfDelay: Infinity })
-  for await (const line of lines) if (line.trim() !== '') yield JSON.parse(line) as Line
+  let number = 0
+  for await (const text of lines) {
+    number++
+    if (text.trim() === '') continue
+    let line: Line
+    try {
+      line = JSON.parse(text) as Line
+    } catch {
+      throw refuse(`${path} line ${number}`, 'not JSON (the file is damaged or was cut short)')
+    }
+    const check = typeof line === 'object' && line !== null ? LINE_CHECKS[line.type] : undefined
+    if (!check) throw refuse(`${path} line ${number}`, 'not a line `quire export` writes')
+    const error = check.Errors(line).First()
+    if (error) throw refuse(`${path} line ${number}`, `${line.type}${error.path} ${error.message}`)
+    yield { number, line }
+  }
 }
 
+/** A file line's bytes: one `files/<sha256>` the export wrote, a plain file (no link), with those bytes. */
+async function checkFile(root: string, name: string, format: number): Promise<{ path: string; size: number }> {
+  if (!FILE_NAME.test(name)) throw new Error(`"${name}" is not a file \`quire export\` writes`)
+  const folder = await lstat(join(root, FILES)).catch(() => null)
+  if (!folder?.isDirectory()) throw new Error(`${join(root, FILES)} is missing or not a folder`)
+  const path = join(root, name)
+  let handle
+  try {
+    handle = await open(path, constants.O_RDONLY | constants.O_NOFOLLOW)
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code
+    throw new Error(code === 'ENOENT' ? `${name} is missing` : `${name} is not a plain file (${code})`)
+  }
+  try {
+    const info = await handle.stat()
+    if (!info.isFile()) throw new Error(`${name} is not a plain file`)
+    if (format >= 2) {
+      const hash = createHash('sha256')
+      for await (const chunk of handle.createReadStream({ autoClose: false })) hash.update(chunk as Buffer)
+      if (`${FILES}/${hash.digest('hex')}` !== name) throw new Error(`${name} does not hold the bytes it was made with`)
+    }
+    return { path, size: info.size }
+  } finally {
+    await handle.close()
+  }
+}
+
+interface Checked {
+  header: Extract<Line, { type: 'quire-export' }>
+  lines: number
+  /** Export file name → where it is and its size. */
+  files: Map<string, { path: string; size: number }>
+}
+
+/** The first pass: the whole NDJSON and every file it names checked before anything is written. */
+async function checkExport(source: { ndjson: string; files: string | null }): Promise<Checked> {
+  let header: Checked['header'] | undefined
+  let end: Counts | undefined
+  let lines = 0
+  const seen: Counts = { definitions: 0, documents: 0, files: 0, users: 0 }
+  const definitions = new Set<string>()
+  const files = new Map<string, { path: string; size: number }>()
+  for await (const { number, line } of readLines(source.ndjson)) {
+    const where = `${source.ndjson} line ${number}`
+    lines++
+    if (lines === 1) {
+      if (line.type !== 'quire-export') throw new CliError(`${source.ndjson} is not an export made by \`quire export\``)
+      header = line
+      continue
+    }
+    if (end) throw refuse(where, 'a line after the end line')
+    switch (line.type) {
+      case 'definition': {
+        const { name, label, description, fields, indexes, actions } = line.record
+        const body = Object.fromEntries(
+          Object.entries({ name, label, description, fields, indexes, actions }).filter(([, v]) => v !== undefined),
+        )
+        const error = DEFINITION_BODY.Errors(body).First()
+        if (error) throw refuse(where, `definition${error.path} ${error.message}`)
+        definitions.add(line.record._id)
+        seen.definitions++
+        break
+      }
+      case 'document':
+        if (!definitions.has(line.definitionId)) throw refuse(where, `no definition ${line.definitionId} before it`)
+        seen.documents++
+        break
+      case 'file':
+        if (!definitions.has(line.definitionId)) throw refuse(where, `no definition ${line.definitionId} before it`)
+        if (source.files !== null && !files.has(line.file)) {
+          try {
+            files.set(line.file, await checkFile(source.files, line.file, header?.format ?? FORMAT))
+          } catch (err) {
+            throw refuse(where, (err as Error).message)
+          }
+        }
+        seen.files++
+        break
+      case 'user':
+        seen.users++
+        break
+      case 'end':
+        end = line.counts
+        break
+      default:
+        throw refuse(where, `a second header`)
+    }
+  }
+  if (!header) throw new CliError(`${source.ndjson} is not an export made by \`quire export\``)
+  if (!end) throw refuse(source.ndjson, `it is truncated (no end line after line ${lines})`)
+  for (const kind of ['definitions', 'documents', 'files', 'users'] as const) {
+    if (seen[kind] !== end[kind]) {
+      throw refuse(source.ndjson, `its end line counts ${end[kind]} ${kind}, it has ${seen[kind]}`)
+    }
+  }
+  return { header, lines, files }
+}
+
+/** The users and environments services' own repositories, on an instance that serves nothing. */
+async function repositories(store: RecordStore) {
+  const instance = Fastify({ logger: false })
+  await instance.register(usersRepositoryPlugin, { store })
+  await instance.register(environmentsPlugin, { store })
+  await instance.ready()
+  return { users: instance.users, environments: instance.environments }
+}
+
+/**
+ * Into a new environment, atomically: the export is checked whole (every line, every file's bytes) before
+ * anything is written, and the environment itself is created last, so no one can reach it half-imported; any
+ * failure on the way removes what was written. Accounts are matched by `_id` only (and must have the exported
+ * username); a new one goes through the users service's rules, and one whose username or address another
+ * account holds stops the import.
+ */
 export async function importEnvironment(io: Io, path: string, options: { as?: string }): Promise<void> {
   const config = readConfig(io)
   const source = locate(path)
   if (!(await stat(source.ndjson).catch(() => null))) throw new CliError(`there is no ${source.ndjson}`)
-  // A first pass checks the file whole before anything is written.
-  let header: Extract<Line, { type: 'quire-export' }> | undefined
-  let end: Counts | undefined
-  let lineCount = 0
-  for await (const line of readLines(source.ndjson)) {
-    if (lineCount++ === 0 && line.type === 'quire-export') header = line
-    if (line.type === 'end') end = line.counts
-  }
-  if (!header || header.format !== 1) throw new CliError(`${source.ndjson} is not an export made by \`quire export\``)
-  if (!end) throw new CliError(`${source.ndjson} is truncated (no end line)`)
+  const { header, lines, files: exported } = await checkExport(source)
   const environmentId = options.as ?? header.environment._id
+  const environmentBody = { _id: environmentId, name: options.as ?? header.environment.name ?? environmentId }
+  const invalid = ENVIRONMENT_BODY.Errors(environmentBody).First()
+  if (invalid) throw refuse(`${source.ndjson} line 1`, `environment${invalid.path} ${invalid.message}`)
 
   const counts: Counts = { definitions: 0, documents: 0, files: 0, users: 0 }
   let missingFiles = 0
@@ -178,76 +404,95 @@ export async function importEnvironment(io: Io, path: string, options: { as?: st
     withFiles(config, async (files) => {
       await ensureUsersIndexes(store)
       await ensureDocumentsIndexes(store)
-      const environments = USERS_COLLECTIONS.environments.in(store)
-      if (await environments.findOne({ _id: environmentId })) {
-        throw new CliError(`the environment "${environmentId}" exists: import into a new one (--as <environmentId>)`)
+      const { users, environments } = await repositories(store)
+      if (await USERS_COLLECTIONS.environments.in(store).findOne({ _id: environmentId })) {
+        throw new CliError(`the environment "${environmentId}" exists or existed: import into a new one (--as <id>)`)
+      }
+      const created = new Set<string>()
+      const stored = new Map<string, { key: string; references: number }>()
+      const target: Target = { store, files, users, environmentId, created, stored }
+      if (await discardImport(store, files, environmentId, created)) {
+        print(io, `removed what an interrupted import left of "${environmentId}"`)
       }
       const definitionIds = new Map<string, DefinitionRecord>()
-      const users = await usersOf(store)
-      const bar = progress(io, `import into ${environmentId}`, lineCount)
-      let pending: Promise<unknown>[] = []
+      const bar = progress(io, `import into ${environmentId}`, lines)
+      // Inserts in flight, each settling with its line's failure (never rejecting while nobody awaits it).
+      let pending: Promise<LineError | undefined>[] = []
       const flush = async () => {
-        await Promise.all(pending)
+        const failed = (await Promise.all(pending)).find((failure) => failure !== undefined)
         pending = []
+        if (failed) throw failed
       }
-      const now = new Date().toISOString()
-      const name = options.as ?? String(header!.environment.name ?? environmentId)
-      await environments.insertOne({
-        ...header!.environment,
-        _id: environmentId,
-        name,
-        _createdOn: now,
-        _createdByUserId: ACTOR,
-      })
-
-      for await (const line of readLines(source.ndjson)) {
-        bar.tick()
-        switch (line.type) {
-          case 'definition': {
-            const definition = await importDefinition(store, line.record, environmentId)
-            definitionIds.set(line.record._id, definition)
-            counts.definitions++
-            break
-          }
-          case 'document': {
-            const definition = definitionIds.get(line.definitionId)
-            if (!definition) throw new CliError(`a document of an unknown definition ${line.definitionId}`)
-            const record = { ...line.record, _environmentId: environmentId, _documentDefinitionId: definition._id }
-            // Concurrent inserts share the store's commits.
-            pending.push(store.collection(documentsCollection(definition).name).insertOne(record))
-            if (pending.length >= PAGE) await flush()
-            counts.documents++
-            break
-          }
-          case 'file': {
-            await flush()
-            const definition = definitionIds.get(line.definitionId)
-            if (!definition) throw new CliError(`a file of an unknown definition ${line.definitionId}`)
-            if (source.files === null) {
-              missingFiles++
+      let at = 1
+      try {
+        for await (const { number, line } of readLines(source.ndjson)) {
+          at = number
+          bar.tick()
+          switch (line.type) {
+            case 'definition': {
+              const definition = await importDefinition(store, line.record, environmentId)
+              definitionIds.set(line.record._id, definition)
+              counts.definitions++
               break
             }
-            const bytes = join(source.files, line.file)
-            const size = (await stat(bytes)).size
-            const key = keyOf(environmentId, definition._id, line.documentId, line.attachmentId)
-            // As the service does: the record first, so a stored file always has one.
-            await DOCUMENTS_COLLECTIONS.attachmentFiles
-              .in(store)
-              .insertOne({ _id: key, definitionId: definition._id, documentId: line.documentId, _createdOn: now })
-            await files.put(key, createReadStream(bytes), { size, contentType: line.contentType })
-            counts.files++
-            break
+            case 'document': {
+              const definition = definitionIds.get(line.definitionId) as DefinitionRecord
+              const record = { ...line.record, _environmentId: environmentId, _documentDefinitionId: definition._id }
+              // Concurrent inserts share the store's commits; a failure names its own line.
+              const insert = store.collection(documentsCollection(definition).name).insertOne(record)
+              pending.push(
+                insert.then(
+                  () => undefined,
+                  (err: unknown) => new LineError(number, err),
+                ),
+              )
+              if (pending.length >= PAGE) await flush()
+              counts.documents++
+              break
+            }
+            case 'file': {
+              await flush()
+              const definition = definitionIds.get(line.definitionId) as DefinitionRecord
+              const bytes = exported.get(line.file)
+              if (bytes) await importFile(target, definition, line, bytes)
+              else missingFiles++
+              counts.files++
+              break
+            }
+            case 'user':
+              await flush()
+              await importUser(target, line)
+              counts.users++
+              break
+            default:
+              break
           }
-          case 'user':
-            await flush()
-            await users.addEntry(line, environmentId)
-            counts.users++
-            break
-          default:
-            break
         }
+        await flush()
+        at = lines
+        for (const { key, references } of stored.values()) {
+          if (references > 1) await DOCUMENTS_COLLECTIONS.sharedFiles.in(store).insertOne({ _id: key, references })
+        }
+        // Last: until the environment exists, nobody can reach what was written into it.
+        at = 1
+        await environments.create(environmentBody, ACTOR)
+        if (header.environment.active === false) await environments.update(environmentId, { active: false }, ACTOR)
+      } catch (err) {
+        await Promise.all(pending)
+        bar.stop()
+        const number = err instanceof LineError ? err.line : at
+        const cause = err instanceof LineError ? err.cause : err
+        try {
+          await discardImport(store, files, environmentId, created)
+        } catch (failure) {
+          // Not reachable (the environment does not exist); the next import of it removes the rest first.
+          throw new CliError(
+            `${source.ndjson} line ${number}: ${reason(cause)}; removing what was written failed too ` +
+              `(${reason(failure)}): run the import again to remove it`,
+          )
+        }
+        throw refuse(`${source.ndjson} line ${number}`, reason(cause))
       }
-      await flush()
       bar.stop()
     }),
   )
@@ -257,6 +502,84 @@ export async function importEnvironment(io: Io, path: string, options: { as?: st
       `${counts.files} files, ${counts.users} users`,
   )
   if (missingFiles > 0) print(io, `${missingFiles} attachment files were not in the export; their bytes are missing`)
+}
+
+/** Where an import writes, and what it wrote so far. */
+interface Target {
+  store: RecordStore
+  files: FileStore
+  users: FastifyInstance['users']
+  environmentId: string
+  /** The accounts it created. */
+  created: Set<string>
+  /** Export file name → the key it was stored under, and how many attachments read it. */
+  stored: Map<string, { key: string; references: number }>
+}
+
+/** An attachment of a document just imported: its file stored once, and shared by the lines naming it again. */
+async function importFile(
+  { store, files, environmentId, stored }: Target,
+  definition: DefinitionRecord,
+  line: Extract<Line, { type: 'file' }>,
+  bytes: { path: string; size: number },
+): Promise<void> {
+  const document = await documentsCollection(definition).in(store).findOne({ _id: line.documentId })
+  if (!document || !findAttachment(document, line.attachmentId)) {
+    throw new Error(`document ${line.documentId} holds no attachment ${line.attachmentId}`)
+  }
+  const key = keyOf(environmentId, definition._id, line.documentId, line.attachmentId)
+  const record = { _id: key, definitionId: definition._id, documentId: line.documentId }
+  const records = DOCUMENTS_COLLECTIONS.attachmentFiles.in(store)
+  const _createdOn = new Date().toISOString()
+  const first = stored.get(line.file)
+  if (first) {
+    // A copy: it shares the stored file, as `copyAttachments` makes it.
+    await records.insertOne({ ...record, _createdOn, file: first.key })
+    first.references++
+    return
+  }
+  // As the service does: the record first, so a stored file always has one.
+  await records.insertOne({ ...record, _createdOn })
+  await files.put(key, createReadStream(bytes.path), { size: bytes.size, contentType: line.contentType })
+  stored.set(line.file, { key, references: 1 })
+}
+
+/** The entry joins the account of the same `_id` (and username), or a new account made by the service's rules. */
+async function importUser(
+  { store, users, environmentId, created }: Target,
+  line: Extract<Line, { type: 'user' }>,
+): Promise<void> {
+  const existing = await USERS_COLLECTIONS.users.in(store).findOne({ _id: line._id })
+  if (existing) {
+    if (existing.username !== line.username.normalize('NFC')) {
+      throw new Error(`user ${line._id} is "${existing.username}" here, not "${line.username}"`)
+    }
+    await users.updateEntry(existing, environmentId, line.entry, ACTOR)
+    return
+  }
+  const addresses = line.globalEmails.map(({ address }) => address)
+  created.add(line._id)
+  await users.createImported(
+    { _id: line._id, username: line.username, addresses, entry: line.entry },
+    environmentId,
+    ACTOR,
+  )
+}
+
+/** A write of one line that failed, with the line's number. */
+class LineError extends Error {
+  constructor(
+    readonly line: number,
+    override readonly cause: unknown,
+  ) {
+    super(reason(cause))
+  }
+}
+
+/** The first line of what went wrong: a service's refusal as it words it, anything else by its message. */
+function reason(err: unknown): string {
+  if (err instanceof ApiError) return err.message
+  return (err instanceof Error ? err.message : String(err)).split('\n')[0] ?? ''
 }
 
 /** The definition under the target environment; a new `_id` when the store holds it already (import beside it). */
@@ -273,45 +596,66 @@ async function importDefinition(
     _environmentId: environmentId,
   }
   const spec = documentsCollection(definition)
+  // The record first: whatever is written for it is found (and removed) through it.
+  await definitions.insertOne(definition)
   const documents = spec.in(store)
   for (const index of [...spec.indexes, ...(definition.indexes ?? []).map(declaredIndex)]) {
     await documents.ensureIndex(index)
   }
-  await definitions.insertOne(definition)
   return definition
 }
 
 /**
- * Users' entries go to the same account (by `_id`, else by username) through the users service's own
- * repository; an account the store lacks is created without credentials (`quire password reset` gives one).
+ * Removes everything written for `environmentId`, which does not exist: its definitions with their documents and
+ * attachment files, the accounts in `created`, and the entries for it of every other account. True when there
+ * was anything to remove.
  */
-async function usersOf(store: RecordStore) {
-  const instance = Fastify({ logger: false })
-  await instance.register(usersRepositoryPlugin, { store })
-  await instance.ready()
+async function discardImport(
+  store: RecordStore,
+  files: FileStore,
+  environmentId: string,
+  created: Set<string>,
+): Promise<boolean> {
+  const definitions = DOCUMENTS_COLLECTIONS.definitions.in(store)
+  const attachments = DOCUMENTS_COLLECTIONS.attachmentFiles.in(store)
+  const shared = DOCUMENTS_COLLECTIONS.sharedFiles.in(store)
   const users = USERS_COLLECTIONS.users.in(store)
-  return {
-    async addEntry(line: Extract<Line, { type: 'user' }>, environmentId: string): Promise<void> {
-      const existing = (await users.findOne({ _id: line._id })) ?? (await users.findOne({ username: line.username }))
-      if (existing) {
-        await instance.users.updateEntry(existing, environmentId, line.entry, ACTOR)
-        return
+  let removed = false
+  for (const definition of await definitions.find({ _environmentId: environmentId })) {
+    removed = true
+    for (;;) {
+      const page = await attachments.find({ definitionId: definition._id }, { limit: PAGE })
+      for (const record of page) {
+        if (record.file === undefined) await files.remove(record._id)
+        await shared.deleteOne({ _id: record._id })
+        await attachments.deleteOne({ _id: record._id })
       }
-      const now = new Date().toISOString()
-      const environments = { [environmentId]: line.entry }
-      await users.insertOne({
-        _id: line._id,
-        username: line.username,
-        profile: { environments },
-        globalEmails: line.globalEmails,
-        environmentIds: [environmentId],
-        activeEnvironmentIds: line.entry.active ? [environmentId] : [],
-        authentication: {},
-        _createdOn: now,
-        _createdByUserId: ACTOR,
-        _lastModifiedOn: now,
-        _lastModifiedByUserId: ACTOR,
-      })
-    },
+      if (page.length < PAGE) break
+    }
+    await store.dropCollection(documentsCollection(definition).name)
+    await definitions.deleteOne({ _id: definition._id })
   }
+  for (;;) {
+    const page = await users.find({ environmentIds: environmentId }, { limit: PAGE })
+    for (const user of page) {
+      removed = true
+      if (created.has(user._id)) {
+        await users.deleteOne({ _id: user._id })
+        continue
+      }
+      // Unless its entries changed meanwhile: then it is read again by the next page.
+      await users.updateOne(
+        { _id: user._id, environmentIds: user.environmentIds, activeEnvironmentIds: user.activeEnvironmentIds },
+        {
+          $unset: { [`profile.environments.${environmentId}`]: '' },
+          $set: {
+            environmentIds: user.environmentIds.filter((id) => id !== environmentId),
+            activeEnvironmentIds: user.activeEnvironmentIds.filter((id) => id !== environmentId),
+          },
+        },
+      )
+    }
+    if (page.length < PAGE) break
+  }
+  return removed
 }

@@ -3,7 +3,18 @@ import { chmod, cp, open, readdir, readFile, rm, truncate, writeFile } from 'nod
 import { join } from 'node:path'
 import t, { type Test } from 'tap'
 import { DOCUMENTS_COLLECTIONS } from '@quire/documents-service'
-import { DEFINITIONS, form, list, login, notOwnerOnly, quire, serve, tempDir } from '../helper.js'
+import {
+  DEFINITIONS,
+  downloads,
+  form,
+  list,
+  login,
+  notOwnerOnly,
+  quire,
+  serve,
+  tempDir,
+  withCopies,
+} from '../helper.js'
 
 const BYTES = Buffer.from(Array.from({ length: 70_000 }, (_, i) => i % 251))
 
@@ -130,6 +141,35 @@ t.test(
     t.equal(lost.code, 1)
     t.same(await readdir(backupDir), [], 'nothing half-made is left')
     t.match(lost.stderr, new RegExp(`files kept being removed while the backup ran \\(${key(attachmentId)}\\)`))
+  },
+)
+
+t.test(
+  'copied attachments: the backup holds their shared file once, and every copy downloads after a restore',
+  async (t) => {
+    const dataDir = await tempDir(t)
+    const running = await serve(t, dataDir)
+    const admin = (await login(running.server, 'admin', 'correct horse battery', 'default')).headers
+    const held = await withCopies(running.server, admin)
+    const expected = held.map(({ bytes }) => ({ status: 200, body: bytes }))
+    t.same(await downloads(running.server, held, admin), expected)
+
+    const backupDir = join(await tempDir(t), 'backup')
+    const backup = await quire(['backup', backupDir], { QUIRE_DATA_DIR: dataDir })
+    t.equal(backup.code, 0, backup.stderr)
+    t.match(backup.stdout, /the store and 2 files/, 'the file both copies read, and the other one')
+    await running.close()
+
+    const restoredDir = await tempDir(t)
+    const restore = await quire(['restore', backupDir], { QUIRE_DATA_DIR: restoredDir })
+    t.equal(restore.code, 0, restore.stderr)
+    const { server } = await serve(t, restoredDir)
+    const as = (await login(server, 'admin', 'correct horse battery', 'default')).headers
+    t.same(await downloads(server, held, as), expected)
+    const [first] = held
+    const removed = await server.inject({ method: 'DELETE', url: first?.url ?? '', headers: as })
+    t.equal(removed.statusCode, 200, 'one copy removed')
+    t.same((await downloads(server, held, as)).slice(1), expected.slice(1), 'the other copy still reads the file')
   },
 )
 

@@ -44,6 +44,11 @@ export interface UsersRepository {
    * `duplicate_email` when another account is signed in by the same name or address (any case or form).
    */
   create(body: CreateUserBody, environmentId: string, actorId: string): Promise<UserRecord>
+  /**
+   * An account an export carried (`quire import`), under its exported `_id` and with its entry for the
+   * environment; no credentials, its addresses unverified. Refused as `create` refuses.
+   */
+  createImported(account: ImportedAccount, environmentId: string, actorId: string): Promise<UserRecord>
   /** A super-administrator with no environment entry (the `quire` command); refused as `create` refuses. */
   createSuperAdministrator(username: string, password: string, actorId: string): Promise<UserRecord>
   /** Every lookup is made whatever matches, so the time taken does not tell which did. */
@@ -52,6 +57,13 @@ export interface UsersRepository {
   updateEntry(user: UserRecord, environmentId: string, changes: PatchUserBody, actorId: string): Promise<UserRecord>
   /** The user `userId` when the scope's caller may act for it with its credentials (see lib/acting-for). */
   toActFor(scope: Scope, userId: string): Promise<UserRecord>
+}
+
+export interface ImportedAccount {
+  _id: string
+  username: string
+  addresses: string[]
+  entry: PatchUserBody
 }
 
 declare module 'fastify' {
@@ -172,6 +184,18 @@ function usersRepository(store: RecordStore): UsersRepository {
         profile: { environments },
         ...derivedIds(environments),
         authentication: body.password === undefined ? {} : { passwordHash: await hashPassword(body.password) },
+      })
+    },
+
+    async createImported({ _id, username, addresses, entry }, environmentId, actorId) {
+      const environments = { [environmentId]: { ...DEFAULT_ENTRY, ...entryChanges(entry) } }
+      const stored = [...new Set(addresses.map(storedEmail))]
+      return insertAccount({
+        ...newAccount(username, undefined, actorId),
+        _id,
+        globalEmails: stored.map((address) => ({ address, verified: false })),
+        profile: { environments },
+        ...derivedIds(environments),
       })
     },
 
