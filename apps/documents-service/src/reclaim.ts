@@ -77,10 +77,9 @@ async function referencedNames({ files, references, step, stopped }: ReclaimOpti
 
 /**
  * Removes up to `limit` stored files that no attachment record names and that were last written before `before`.
- * A file becomes referenced again only through a record naming it already (a copy shares its source's file), so a
- * file unreferenced at one read stays so; the records are read a second time before anything goes all the same,
- * because a copy made while they were read, behind the read's position, whose source went before the read got
- * to it, is seen by the second read only.
+ * The records are read in pages, not at one instant: a copy made behind the read's position, whose source went
+ * before the read reached it, would be missed. They are read again before anything goes: a file only becomes
+ * referenced through a record that names it already, so both reads missing it takes that race twice over.
  */
 async function reclaimStoredFiles(options: ReclaimOptions): Promise<number> {
   const { files, before, step, limit, stopped } = options
