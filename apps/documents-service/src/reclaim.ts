@@ -58,7 +58,10 @@ async function reclaimSpools({ uploadDir, before, step, stopped }: ReclaimOption
   return removed
 }
 
-/** The names (`FileStore.nameOf`) of the stored files attachment records name; undefined when stopped midway. */
+/**
+ * The names (`FileStore.nameOf`) of the stored files attachment records name, one per record, held for the pass;
+ * undefined when stopped midway (an incomplete set would make referenced files look orphaned).
+ */
 async function referencedNames({ files, references, step, stopped }: ReclaimOptions): Promise<Set<string> | undefined> {
   const names = new Set<string>()
   let after: string | undefined
