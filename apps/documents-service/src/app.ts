@@ -1,3 +1,4 @@
+import { tmpdir } from 'node:os'
 import type { FastifyPluginAsync } from 'fastify'
 import { authPlugin, type KeyPair } from '@quire/auth'
 import type { FileStore } from '@quire/files'
@@ -10,6 +11,7 @@ import { attachmentsPlugin } from './plugins/attachments.js'
 import { definitionsPlugin } from './plugins/definitions-repository.js'
 import { documentsPlugin } from './plugins/documents-repository.js'
 import { idempotencyPlugin } from './plugins/idempotency.js'
+import { reclaimPlugin } from './plugins/reclaim.js'
 import { attachmentRoutes } from './routes/attachments.js'
 import { copyAttachmentRoutes } from './routes/copy-attachments.js'
 import { definitionRoutes } from './routes/document-definitions.js'
@@ -38,6 +40,7 @@ export const app: FastifyPluginAsync<DocumentsAppOptions> = async (fastify, { st
   await fastify.register(documentsPlugin, { store })
   await fastify.register(definitionsPlugin, { store })
   await fastify.register(attachmentsPlugin, { store, files, config })
+  await fastify.register(reclaimPlugin, { store, files, uploadDir: config.QUIRE_UPLOAD_DIR ?? tmpdir() })
 
   const documents = `${PREFIXES.definitions}/:ddId/documents`
   await fastify.register(definitionRoutes, { prefix: PREFIXES.definitions })

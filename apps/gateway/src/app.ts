@@ -5,6 +5,7 @@ import { consolePlugin } from './plugins/console.js'
 import { edgePlugin } from './plugins/edge.js'
 import { proxyPlugin } from './plugins/proxy.js'
 import { SERVICES, type LocalResources } from './route-table.js'
+import { upstreamReadiness } from './upstream-readiness.js'
 
 export interface GatewayOptions {
   config: Config
@@ -38,6 +39,8 @@ export const app: FastifyPluginAsync<GatewayOptions> = async (fastify, { config,
         describeRoutes(proxied, { hide: true })
         await proxied.register(proxyPlugin, { upstream, prefixes: manifest.prefixes })
       })
+      // Not ready while a service it routes to is not: a load balancer then sends traffic elsewhere.
+      fastify.addReadinessCheck(manifest.name, upstreamReadiness(upstream))
       continue
     }
     if (!local) throw new Error(`service ${manifest.name} is local but no local resources were given`)

@@ -12,6 +12,7 @@ const server = createServer({
   logLevel: config.QUIRE_LOG_LEVEL,
   bodyLimit: config.QUIRE_BODY_LIMIT,
   requestTimeout: config.QUIRE_REQUEST_TIMEOUT_MS,
+  shutdownTimeout: config.QUIRE_SHUTDOWN_TIMEOUT_MS,
   trustProxy: config.QUIRE_TRUST_PROXY,
   metricsToken: config.QUIRE_METRICS_TOKEN,
 })

@@ -1,3 +1,5 @@
+import { once } from 'node:events'
+import { connect } from 'node:net'
 import t from 'tap'
 import { startApp, type Running } from './e2e/processes.js'
 import { runScenarios, type Step } from './e2e/scenarios.js'
@@ -93,6 +95,9 @@ t.test('a service that is down gives 502 while the others answer, and recovers w
   const down = await definitions()
   t.equal(down.status, 502)
   t.match(await down.json(), { status: 'error', error: 'service_unavailable' })
+  const ready = await fetch(`${base}/ready`)
+  t.equal(ready.status, 503, 'the gateway is not ready while a service it routes to is down')
+  t.match(await ready.json(), { error: 'service_unavailable', message: /documents/ })
   const others = await fetch(`${base}/api/v2/usage-statistics/active-users`, { headers })
   t.equal(others.status, 200, 'the packages service keeps answering')
 
@@ -157,4 +162,41 @@ t.test('graceful shutdown: a request in flight finishes, later ones are refused 
   const after = await fetch(`${base}/api/v2/document-definitions`, { headers })
   t.equal(after.status, 502, 'a new request is refused with the envelope, not a hung socket')
   t.match(await after.json(), { error: 'service_unavailable' })
+})
+
+t.test('SIGTERM: a request still in progress at the shutdown deadline is ended and the process exits', async (t) => {
+  const server = await startApp('gateway', {
+    QUIRE_DATA_DIR: t.testdir({}),
+    QUIRE_ADMIN_PASSWORD: ADMIN.password,
+    // At `debug` each request is logged on arrival. Only the shutdown deadline can end the request here.
+    QUIRE_LOG_LEVEL: 'debug',
+    QUIRE_SHUTDOWN_TIMEOUT_MS: '200',
+    QUIRE_REQUEST_TIMEOUT_MS: '3600000',
+  })
+  t.teardown(server.stop)
+  const login = await fetch(`${server.url}/auth/login`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(ADMIN),
+  })
+  const { data } = (await login.json()) as { data: { accessToken: string } }
+
+  // A create whose body never completes (a client stalled mid-upload).
+  const socket = connect({ port: server.port, host: '127.0.0.1' })
+  let answered = ''
+  socket.setEncoding('utf8').on('data', (chunk: string) => (answered += chunk))
+  const ended = once(socket, 'close')
+  const arrived = server.waitForLog(/^(?=.*"incoming request")(?=.*document-definitions)/)
+  socket.write(
+    'POST /api/v2/document-definitions HTTP/1.1\r\nHost: quire\r\nContent-Type: application/json\r\n' +
+      `Authorization: Bearer ${data.accessToken}\r\nEnvironment-Id: default\r\nContent-Length: 100\r\n\r\n{"name":`,
+  )
+  await arrived
+
+  const exited = once(server.child, 'exit')
+  server.child.kill('SIGTERM')
+  const [code] = (await exited) as [number | null]
+  await ended
+  t.equal(code, 0, 'a clean exit: the stores were closed')
+  t.equal(answered, '', 'the stalled request got no answer: its connection was ended')
 })

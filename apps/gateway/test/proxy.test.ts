@@ -81,3 +81,49 @@ t.test('an unreachable upstream answers 502 service_unavailable in the envelope'
   const health = await server.inject({ method: 'GET', url: '/health' })
   t.equal(health.statusCode, 200, 'the gateway itself keeps answering')
 })
+
+t.test('/ready is 503 naming a proxied service that does not answer, 200 while it does', async (t) => {
+  const dead = Fastify()
+  await dead.listen({ port: 0, host: '127.0.0.1' })
+  const address = dead.server.address()
+  if (address === null || typeof address === 'string') throw new Error('no port')
+  await dead.close()
+  const live = await echoUpstream(t)
+  const { server } = await build(t, {
+    QUIRE_DOCUMENTS_URL: `http://127.0.0.1:${address.port}`,
+    QUIRE_PACKAGES_URL: live,
+  })
+
+  const res = await server.inject({ method: 'GET', url: '/ready' })
+  t.equal(res.statusCode, 503)
+  t.equal(res.json().status, 'error')
+  t.equal(res.json().error, 'service_unavailable')
+  t.match(res.json().message, /\bdocuments\b/, 'names the service that is down')
+  t.notMatch(res.json().message, /\bpackages\b/, 'not the one that answers')
+
+  const { server: healthy } = await build(t, { QUIRE_PACKAGES_URL: live })
+  const ready = await healthy.inject({ method: 'GET', url: '/ready' })
+  t.equal(ready.statusCode, 200)
+  t.ok(ready.json().data.checks.includes('packages'), 'the proxied service is among the checks')
+})
+
+t.test('a burst of /ready calls probes the upstream once', async (t) => {
+  let probes = 0
+  const upstream = Fastify()
+  upstream.get('/ready', async () => {
+    probes++
+    return { status: 'ok' }
+  })
+  t.teardown(() => upstream.close())
+  await upstream.listen({ port: 0, host: '127.0.0.1' })
+  const address = upstream.server.address()
+  if (address === null || typeof address === 'string') throw new Error('no port')
+  const { server } = await build(t, { QUIRE_PACKAGES_URL: `http://127.0.0.1:${address.port}` })
+
+  const answers = await Promise.all(Array.from({ length: 20 }, () => server.inject({ method: 'GET', url: '/ready' })))
+  t.same(
+    answers.map((res) => res.statusCode),
+    Array.from({ length: 20 }, () => 200),
+  )
+  t.equal(probes, 1)
+})

@@ -1,19 +1,35 @@
 import { createHash, randomUUID } from 'node:crypto'
-import { access, chmod, constants, copyFile, mkdir, open, rename, rm, stat, type FileHandle } from 'node:fs/promises'
+import {
+  access,
+  chmod,
+  constants,
+  copyFile,
+  mkdir,
+  open,
+  readdir,
+  rename,
+  rm,
+  stat,
+  type FileHandle,
+} from 'node:fs/promises'
 import { join } from 'node:path'
 import { Readable } from 'node:stream'
 import { pipeline } from 'node:stream/promises'
 import { checkKey } from './check-key.js'
 import { checkRange } from './check-range.js'
-import { FileNotFoundError } from './errors.js'
+import { FileNotFoundError, InvalidKeyError } from './errors.js'
 import { exactSize } from './exact-size.js'
-import type { FileInfo, FileStore } from './port.js'
+import type { FileInfo, FileStore, ListedFile } from './port.js'
 
 /** Trailer appended after the bytes: its JSON, then its length as 4 bytes, so ranges read from offset 0. */
 const LENGTH_BYTES = 4
 /** Owner-only: attachments are tenants' documents. */
 const DIR_MODE = 0o700
 const FILE_MODE = 0o600
+
+/** What `list` names: a stored file (`<2 hex>/<64 hex>`, its folder and file) or a temp one (`tmp/<uuid>`). */
+const LISTED_NAME = /^(?:[0-9a-f]{2}\/[0-9a-f]{64}|tmp\/[0-9a-f-]{36})$/
+const LISTED_FOLDER = /^(?:[0-9a-f]{2}|tmp)$/
 
 function isMissing(error: unknown): boolean {
   return error instanceof Error && 'code' in error && error.code === 'ENOENT'
@@ -41,9 +57,33 @@ export async function openLocalStore(dataDir: string): Promise<FileStore> {
   await mkdir(tmp, { recursive: true, mode: DIR_MODE })
   for (const dir of [root, tmp]) if (((await stat(dir)).mode & 0o077) !== 0) await chmod(dir, DIR_MODE)
 
-  const pathOf = (key: string): string => {
+  const nameOf = (key: string): string => {
     const hash = createHash('sha256').update(checkKey(key)).digest('hex')
-    return join(root, hash.slice(0, 2), hash)
+    return `${hash.slice(0, 2)}/${hash}`
+  }
+  const pathOf = (key: string): string => join(root, nameOf(key))
+
+  /** The files of one folder after `after`, in order; a folder removed meanwhile has none. */
+  const listFolder = async (folder: string, after: string, limit: number): Promise<ListedFile[]> => {
+    let names: string[]
+    try {
+      names = await readdir(join(root, folder))
+    } catch (error) {
+      if (isMissing(error)) return []
+      throw error
+    }
+    const listed: ListedFile[] = []
+    for (const file of names.sort()) {
+      const name = `${folder}/${file}`
+      if (name <= after || !LISTED_NAME.test(name)) continue
+      try {
+        listed.push({ name, modifiedOn: (await stat(join(root, name))).mtime })
+      } catch (error) {
+        if (!isMissing(error)) throw error
+      }
+      if (listed.length === limit) break
+    }
+    return listed
   }
 
   const place = async (temp: string, key: string): Promise<void> => {
@@ -142,6 +182,25 @@ export async function openLocalStore(dataDir: string): Promise<FileStore> {
 
     async remove(key) {
       await rm(pathOf(key), { force: true })
+    },
+
+    nameOf,
+
+    async list({ after = '', limit }) {
+      const folders = (await readdir(root)).filter((name) => LISTED_FOLDER.test(name)).sort()
+      const afterFolder = after.slice(0, after.indexOf('/') + 1 || undefined)
+      const listed: ListedFile[] = []
+      for (const folder of folders) {
+        if (listed.length === limit) break
+        if (`${folder}/` < afterFolder) continue
+        listed.push(...(await listFolder(folder, after, limit - listed.length)))
+      }
+      return listed
+    },
+
+    async removeListed(name) {
+      if (!LISTED_NAME.test(name)) throw new InvalidKeyError(name)
+      await rm(join(root, name), { force: true })
     },
 
     async ping() {

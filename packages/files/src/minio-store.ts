@@ -1,9 +1,9 @@
-import { Client, CopyDestinationOptions, CopySourceOptions, S3Error } from 'minio'
+import { Client, CopyDestinationOptions, CopySourceOptions, S3Error, type BucketItem } from 'minio'
 import { checkKey } from './check-key.js'
 import { FileNotFoundError, FileStoreUnavailableError } from './errors.js'
 import { exactSize } from './exact-size.js'
 import { checkRange } from './check-range.js'
-import type { FileInfo, FileStore } from './port.js'
+import type { FileInfo, FileStore, ListedFile } from './port.js'
 
 export interface S3Options {
   endPoint: string
@@ -117,6 +117,22 @@ export async function openMinioStore(options: S3Options): Promise<FileStore> {
 
     async remove(key) {
       await client.removeObject(bucket, checkKey(key))
+    },
+
+    nameOf: checkKey,
+
+    async list({ after = '', limit }) {
+      const listed: ListedFile[] = []
+      // Objects come a page at a time: leaving the loop destroys the stream, so no later page is asked for.
+      for await (const item of client.listObjectsV2(bucket, '', true, after) as AsyncIterable<BucketItem>) {
+        if (item.name !== undefined) listed.push({ name: item.name, modifiedOn: item.lastModified })
+        if (listed.length >= limit) break
+      }
+      return listed
+    },
+
+    async removeListed(name) {
+      await client.removeObject(bucket, checkKey(name))
     },
 
     async ping() {

@@ -118,4 +118,33 @@ export function fileStoreContract(t: Test, open: () => Promise<FileStore>): void
     await t.rejects(store.put('kept', from(Buffer.from('ne')), { size: 3, contentType: 'text/plain' }))
     t.equal((await read('kept')).toString(), 'old', 'a failed overwrite keeps the old file')
   })
+
+  t.test('list names every stored file in order, page by page; removeListed removes one by its name', async (t) => {
+    const keys = ['sweep/a', 'sweep/b', 'sweep/c']
+    for (const key of keys) {
+      await store.put(key, from(Buffer.from(key)), { size: key.length, contentType: 'text/plain' })
+    }
+    const wanted = new Set(keys.map((key) => store.nameOf(key)))
+
+    // Only these files are compared: s3rver (the S3 test double) orders `a/b` before `a`.
+    const ours = (names: string[]) => names.filter((name) => wanted.has(name))
+    const all = await store.list({ limit: 10_000 })
+    const names = ours(all.map(({ name }) => name))
+    t.equal(names.length, keys.length)
+    t.same(names, [...names].sort(), 'in name order')
+    t.ok(all.every(({ modifiedOn }) => modifiedOn instanceof Date && !Number.isNaN(modifiedOn.getTime())))
+
+    const paged: string[] = []
+    for (let page = await store.list({ limit: 2 }); page.length > 0;) {
+      t.ok(page.length <= 2)
+      paged.push(...page.map(({ name }) => name))
+      page = await store.list({ after: page.at(-1)?.name, limit: 2 })
+    }
+    t.same(ours(paged), names, 'pages follow one another without gaps or repeats')
+
+    await store.removeListed(store.nameOf('sweep/a'))
+    await store.removeListed(store.nameOf('sweep/a'))
+    t.equal(await store.exists('sweep/a'), false)
+    t.equal(await store.exists('sweep/b'), true)
+  })
 }

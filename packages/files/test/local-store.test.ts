@@ -1,8 +1,8 @@
-import { chmod, readdir, rm, stat } from 'node:fs/promises'
+import { chmod, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { Readable } from 'node:stream'
 import t from 'tap'
-import { openFileStore } from '../src/index.js'
+import { InvalidKeyError, openFileStore } from '../src/index.js'
 import { fileStoreContract } from './file-store-contract.js'
 
 const dataDir = t.testdir()
@@ -66,3 +66,23 @@ t.test(
     t.same(copyModes, [0o600, 0o600, 0o600], 'a copy of a 0644 file is 0600')
   },
 )
+
+t.test('list names the temp files of writes that never completed; removeListed stays inside the store', async (t) => {
+  const dir = t.testdir({ outside: 'keep' })
+  const store = await openFileStore({ dataDir: join(dir, 'data') })
+  t.teardown(() => store.close())
+  await store.put('env/def/doc/a', Readable.from([Buffer.from('a')]), { size: 1, contentType: 'text/plain' })
+  const leftover = 'tmp/0b6f9d4e-6c1e-4b8e-9f53-4f7f3c1d2a10'
+  await writeFile(join(dir, 'data', 'files', leftover), 'half an upload')
+
+  t.same(
+    (await store.list({ limit: 100 })).map(({ name }) => name),
+    [store.nameOf('env/def/doc/a'), leftover],
+  )
+  await store.removeListed(leftover)
+  t.same(await readdir(join(dir, 'data', 'files', 'tmp')), [])
+  for (const name of ['../../outside', 'tmp/../../../outside', 'ab']) {
+    await t.rejects(store.removeListed(name), InvalidKeyError, name)
+  }
+  t.equal(await readFile(join(dir, 'outside'), 'utf8'), 'keep')
+})

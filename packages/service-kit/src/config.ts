@@ -108,6 +108,12 @@ export const CommonConfigSchema = Type.Object({
     default: 30_000,
     description: 'Milliseconds one request may take.',
   }),
+  QUIRE_SHUTDOWN_TIMEOUT_MS: Type.Integer({
+    minimum: 0,
+    default: 8000,
+    description:
+      "On SIGTERM/SIGINT, milliseconds requests in progress get to finish before their connections are ended (below docker stop's 10 s).",
+  }),
   QUIRE_TRUST_PROXY: Type.Boolean({
     default: false,
     description: 'Take the client address from x-forwarded-for: set on services reachable only through the gateway.',

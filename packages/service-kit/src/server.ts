@@ -39,6 +39,8 @@ export interface ServerOptions {
   logStream?: LogDestination
   /** When set, `GET /metrics` answers requests bearing `Authorization: Bearer <metricsToken>`; absent otherwise. */
   metricsToken?: string
+  /** Milliseconds requests in progress get once `close()` starts; their connections are then ended. */
+  shutdownTimeout?: number
 }
 
 export const REQUEST_ID_HEADER = 'x-request-id'
@@ -110,7 +112,8 @@ export function createServer(options: ServerOptions = {}): App {
     requestTimeout: options.requestTimeout ?? 30_000,
     connectionTimeout: options.requestTimeout ?? 30_000,
     keepAliveTimeout: 72_000,
-    return503OnClosing: true,
+    // Refused in an `onRequest` hook instead (`drainOnClose`), in the envelope; Fastify's own 503 body is not.
+    return503OnClosing: false,
     trustProxy: options.trustProxy ?? false,
     routerOptions: { maxParamLength: 256 },
     frameworkErrors: onFrameworkError,
@@ -149,9 +152,40 @@ export function createServer(options: ServerOptions = {}): App {
     route.preHandler = [finiteQueryNumbers, ...own]
   })
   installErrorHandlers(app)
+  drainOnClose(app, options.shutdownTimeout ?? 8000)
   installHealth(app)
   if (options.metricsToken !== undefined) installMetrics(app, options.metricsToken)
   return app
+}
+
+/**
+ * Closing: from `close()` on, a request that arrives (on a kept-alive connection, or pipelined) is refused with
+ * 503 `service_unavailable` and `Connection: close` (Fastify sets it on every request once closing), and each
+ * connection is ended as soon as it is idle (Node's `server.close()` ends only those idle at that moment: a
+ * kept-alive one would otherwise stay open past its last answer). Requests in progress get `timeout`
+ * milliseconds; their connections are then destroyed, so `close()` goes on to the `onClose` hooks (the stores).
+ * Written here rather than with `close-with-grace`: its delay exits the process, skipping those hooks, and it ends
+ * no connection.
+ */
+function drainOnClose(app: App, timeout: number): void {
+  let closing = false
+  let deadline: NodeJS.Timeout | undefined
+  app.addHook('onRequest', (_request, _reply, done) => {
+    done(closing ? fail('service_unavailable', 'The server is shutting down') : undefined)
+  })
+  app.addHook('onResponse', (_request, _reply, done) => {
+    if (closing) app.server.closeIdleConnections()
+    done()
+  })
+  app.addHook('preClose', (done) => {
+    closing = true
+    deadline = setTimeout(() => app.server.closeAllConnections(), timeout)
+    done()
+  })
+  app.addHook('onClose', (_instance, done) => {
+    clearTimeout(deadline)
+    done()
+  })
 }
 
 /**
@@ -162,8 +196,8 @@ export function createServer(options: ServerOptions = {}): App {
 const HEAP_GROWING_PERCENT = 50
 
 /**
- * Sets the process's heap policy, listens, and closes gracefully on SIGINT/SIGTERM: in-flight requests
- * finish, new ones get 503.
+ * Sets the process's heap policy, listens, and closes on SIGINT/SIGTERM: requests in progress get the server's
+ * shutdown timeout to finish, new ones get 503 (see `drainOnClose`).
  */
 export async function startServer(app: App, port: number, host: string): Promise<void> {
   setFlagsFromString(`--heap-growing-percent=${HEAP_GROWING_PERCENT}`)

@@ -13,6 +13,9 @@ export interface Spooled {
   sha256: string
 }
 
+/** What every spool file's name starts with: the reclaim removes those an upload killed midway left. */
+export const SPOOL_PREFIX = 'quire-upload-'
+
 const cutShort = (fileName: string) =>
   fail(
     'validation_error',
@@ -31,7 +34,7 @@ const isPrematureClose = (error: unknown): boolean =>
 export async function spool(source: Readable, dir: string, limit: number, fileName: string): Promise<Spooled> {
   // The parser destroys a part the body ended inside of, possibly before it is read here.
   if (source.destroyed) throw cutShort(fileName)
-  const path = join(dir, `quire-upload-${randomUUID()}`)
+  const path = join(dir, `${SPOOL_PREFIX}${randomUUID()}`)
   const hash = createHash('sha256')
   let size = 0
   const meter = new Transform({
