@@ -95,8 +95,11 @@ export const DEFAULT_LIMITS: ScriptLimits = {
   wallMs: 10_000,
 }
 
+/** How many actions deep a run may be (`RunRequest.depth`): a depth-3 run's calls set off no run. */
+export const MAX_RUN_DEPTH = 3
+
 const MAX_SOURCE_BYTES = 64 * 1024
-/** Runs one worker interleaves: most of a run's life is usually spent waiting for REST.call answers. */
+/** Depth-1 runs one worker interleaves: most of a run's life is usually spent waiting for REST.call answers. */
 const RUNS_PER_WORKER = 8
 /** How long past `wallMs` a worker may stay silent about a run before it is deemed stuck and replaced. */
 const STUCK_GRACE_MS = 1000
@@ -111,20 +114,25 @@ const WORKER_URL = new URL(import.meta.url.endsWith('.ts') ? './worker.ts' : './
 
 interface Job {
   source: string
+  depth: number
   /** Each global's name and value as JSON, made when the run was asked for (later changes to the objects do not count). */
   globals: [string, string][]
   rest: RunRequest['rest']
   limits: ScriptLimits
   tenant: Tenant
-  /** Aborted when the run ends: its REST.calls not yet under way never start. */
+  /** Aborted when the run ends (or is cancelled): its REST.calls not yet under way never start. */
   ended: AbortController
+  /** Where the run is while it is in flight. */
+  flight?: { worker: PoolWorker; id: number; flight: Flight }
   resolve: (outcome: RunOutcome) => void
 }
 
 interface Tenant {
   name: string
-  queue: Job[]
-  inFlight: number
+  /** Waiting runs by depth (index `depth - 1`), each in the order they were asked for. */
+  queues: Job[][]
+  /** Runs in flight by depth. */
+  inFlight: number[]
 }
 
 interface Flight {
@@ -132,14 +140,27 @@ interface Flight {
   started: number
   /** REST.call requests received: a run that made none had no effect and may start again elsewhere. */
   restCalls: number
+  /** Its `RunRequest.signal` aborted: the worker was told to end it, and it ends `cancelled`. */
+  cancelled: boolean
   /** Armed once the worker is ready (loading QuickJS is not the run's time). */
   stuck?: NodeJS.Timeout
+}
+
+interface Compile {
+  source: string
+  resolve: (result: CompileResult) => void
+  /** Sent again once already, after its worker was lost. */
+  retried: boolean
 }
 
 interface PoolWorker {
   thread: Worker
   flights: Map<number, Flight>
-  compiles: Map<number, (result: CompileResult) => void>
+  compiles: Map<number, Compile>
+  /** The one tenant whose runs the worker hosts while it has any (see `dispatch`). */
+  tenant?: Tenant
+  /** Its depth-1 runs, at most RUNS_PER_WORKER. */
+  topLevel: number
   ready: boolean
   wasmBytes: number
   /** The worker's current guest segment, published by the worker (see SEGMENT_SEQUENCE). */
@@ -171,6 +192,25 @@ export interface EngineStats {
   wasmBytes: number
 }
 
+/**
+ * The pool's scheduling rules. Tenant-affine workers: a worker hosts one tenant's runs at a time, so the watchdog
+ * that ends a worker (a guest stuck in a native call) ends that tenant's runs only. Fairness: tenants waiting are
+ * served in turn, one run each; a tenant that holds a worker takes another free one only when that leaves one free
+ * for a tenant that holds none, and while such a tenant waits for a worker the others start no depth-1 run, so the
+ * first worker their runs leave is its.
+ *
+ * Nested runs cannot deadlock: a run at depth d never waits for anything a run at a lower depth holds.
+ * - Concurrency is counted per depth: at most `concurrentPerTenant` runs of a tenant at each depth, so the slots a
+ *   depth-d run needs are held by depth-d runs only.
+ * - Queues are per depth too (each bounded by `queuePerTenant`), and a tenant's turn starts its deepest run that
+ *   may start: no parent waits in a queue ahead of its child.
+ * - A nested run (depth > 1) starts on a worker its tenant holds, past RUNS_PER_WORKER (within the per-depth
+ *   bounds), and the wait for a free worker above never applies to it. Its parent's worker is one: the parent is
+ *   in flight, and a REST.call reaches only the run's own environment, so parent and child share the tenant.
+ * So every wait goes from a run to one at its depth (a slot) or deeper (its REST.call's run); depth-3 runs set off
+ * no run and end by themselves within their limits, hence by induction every depth's runs do. A cycle of waits
+ * would have to come back up to a lower depth, which no wait does.
+ */
 export class ScriptEngine {
   private readonly workerCount: number
   private readonly limits: ScriptLimits
@@ -185,7 +225,8 @@ export class ScriptEngine {
   private watchdog: NodeJS.Timeout | undefined
 
   constructor(options: EngineOptions = {}) {
-    this.workerCount = options.workers ?? Math.max(1, Math.min(4, availableParallelism() - 1))
+    // At least two: a tenant never holds every worker, so another environment is served meanwhile.
+    this.workerCount = options.workers ?? Math.max(2, Math.min(4, availableParallelism() - 1))
     this.limits = { ...DEFAULT_LIMITS, ...options.limits }
     this.queuePerTenant = options.queuePerTenant ?? 64
     this.concurrentPerTenant = options.concurrentPerTenant ?? 4
@@ -195,14 +236,7 @@ export class ScriptEngine {
   async compile(source: string): Promise<CompileResult> {
     if (this.closed) throw new Error('The script engine is closed')
     if (Buffer.byteLength(source) > MAX_SOURCE_BYTES) return { ok: false, message: 'The source is larger than 64 KiB' }
-    // Compiling is short: when every worker is full, the least busy one takes it rather than a worker past the count.
-    const least = () => this.workers.reduce((a, b) => (b.flights.size < a.flights.size ? b : a))
-    const worker = this.pick() ?? (this.workers.length < this.workerCount ? this.spawn() : least())
-    const id = this.nextId++
-    return new Promise((resolve) => {
-      worker.compiles.set(id, resolve)
-      this.post(worker, { type: 'compile', id, source })
-    })
+    return new Promise((resolve) => this.compileOn({ source, resolve, retried: false }))
   }
 
   /** Never rejects for guest faults; only for programming errors. */
@@ -210,6 +244,10 @@ export class ScriptEngine {
     if (this.closed) throw new Error('The script engine is closed')
     for (const name of Object.keys(request.globals)) {
       if (!IDENTIFIER.test(name) || RESERVED_GLOBALS.has(name)) throw new TypeError(`Invalid script global: ${name}`)
+    }
+    const depth = request.depth ?? 1
+    if (!Number.isInteger(depth) || depth < 1 || depth > MAX_RUN_DEPTH) {
+      throw new TypeError(`Invalid run depth: ${depth} (1 to ${MAX_RUN_DEPTH})`)
     }
     const globals: [string, string][] = []
     for (const [name, value] of Object.entries(request.globals)) {
@@ -224,66 +262,136 @@ export class ScriptEngine {
         ...noStats(),
       }
     }
-    const tenant = this.tenants.get(request.tenant) ?? { name: request.tenant, queue: [], inFlight: 0 }
-    this.tenants.set(tenant.name, tenant)
-    if (tenant.queue.length >= this.queuePerTenant) {
-      const message = `${tenant.queue.length} runs are already waiting for this tenant`
+    const { signal } = request
+    if (signal?.aborted) return cancelled()
+    const tenant = this.tenants.get(request.tenant) ?? {
+      name: request.tenant,
+      queues: Array.from({ length: MAX_RUN_DEPTH }, () => []),
+      inFlight: Array.from({ length: MAX_RUN_DEPTH }, () => 0),
+    }
+    const queue = tenant.queues[depth - 1] as Job[]
+    if (queue.length >= this.queuePerTenant) {
+      const message = `${queue.length} runs are already waiting for this tenant`
       return { status: 'error', error: { kind: 'busy', message }, ...noStats() }
     }
+    this.tenants.set(tenant.name, tenant)
     return new Promise((resolve) => {
-      if (tenant.queue.length === 0) this.ready.push(tenant)
       const ended = new AbortController()
-      const settle = (outcome: RunOutcome) => {
-        ended.abort()
-        resolve(outcome)
+      const cancel = () => this.cancel(job)
+      const job: Job = {
+        source: request.source,
+        depth,
+        globals,
+        rest: request.rest,
+        limits,
+        tenant,
+        ended,
+        resolve: (outcome) => {
+          signal?.removeEventListener('abort', cancel)
+          ended.abort()
+          resolve(outcome)
+        },
       }
-      tenant.queue.push({ source: request.source, globals, rest: request.rest, limits, tenant, ended, resolve: settle })
+      signal?.addEventListener('abort', cancel, { once: true })
+      if (!waiting(tenant)) this.ready.push(tenant)
+      queue.push(job)
       this.dispatch()
     })
   }
 
   stats(): EngineStats {
     let running = 0
-    let waiting = 0
+    let waitingRuns = 0
     for (const tenant of this.tenants.values()) {
-      running += tenant.inFlight
-      waiting += tenant.queue.length
+      for (const count of tenant.inFlight) running += count
+      for (const queue of tenant.queues) waitingRuns += queue.length
     }
     const wasmBytes = Math.max(0, ...this.workers.map((worker) => worker.wasmBytes))
-    return { workers: this.workers.length, running, waiting, wasmBytes }
+    return { workers: this.workers.length, running, waiting: waitingRuns, wasmBytes }
   }
 
   async close(): Promise<void> {
     this.closed = true
     for (const tenant of this.ready.splice(0)) {
-      for (const job of tenant.queue.splice(0)) job.resolve(this.crash('The script engine closed'))
+      for (const queue of tenant.queues) {
+        for (const job of queue.splice(0)) job.resolve(this.crash('The script engine closed'))
+      }
     }
     await Promise.all([...this.workers].map((worker) => this.terminate(worker, 'The script engine closed')))
   }
 
-  /** Starts waiting runs while there is room: tenants in turn, each within its concurrency. */
+  /** Starts waiting runs while there is room, by the rules above the class. */
   private dispatch() {
-    while (this.ready.length > 0) {
-      const index = this.ready.findIndex((tenant) => tenant.inFlight < this.concurrentPerTenant)
-      if (index === -1) return
-      const worker = this.pick() ?? (this.workers.length < this.workerCount ? this.spawn() : undefined)
-      if (!worker) return
-      const [tenant] = this.ready.splice(index, 1) as [Tenant]
-      const job = tenant.queue.shift() as Job
-      if (tenant.queue.length > 0) this.ready.push(tenant)
+    if (this.closed) return
+    for (;;) {
+      // A tenant that holds no worker waits for one: the others start only nested runs until a worker is free.
+      const draining =
+        this.spareWorkers() === 0 &&
+        this.ready.some((tenant) => !this.holdsWorker(tenant) && this.startable(tenant).length > 0)
+      let placed: { index: number; job: Job; worker: PoolWorker } | undefined
+      for (const [index, tenant] of this.ready.entries()) {
+        for (const job of this.startable(tenant)) {
+          const worker = this.workerFor(tenant, job.depth, draining)
+          if (worker) {
+            placed = { index, job, worker }
+            break
+          }
+        }
+        if (placed) break
+      }
+      if (!placed) return
+      const { index, job, worker } = placed
+      const tenant = job.tenant
+      this.ready.splice(index, 1)
+      tenant.queues[job.depth - 1]?.shift()
+      if (waiting(tenant)) this.ready.push(tenant)
       this.start(worker, job)
     }
   }
 
-  /** The least busy worker with room; a new one rather than a busy one while the pool may grow. */
-  private pick(): PoolWorker | undefined {
-    let best: PoolWorker | undefined
-    for (const worker of this.workers) {
-      if (worker.flights.size >= RUNS_PER_WORKER) continue
-      if (!best || worker.flights.size < best.flights.size) best = worker
+  /** The first waiting run of each depth within the tenant's concurrency there, deepest first. */
+  private startable(tenant: Tenant): Job[] {
+    const jobs: Job[] = []
+    for (let depth = MAX_RUN_DEPTH; depth >= 1; depth--) {
+      const job = tenant.queues[depth - 1]?.[0]
+      if (job && (tenant.inFlight[depth - 1] ?? 0) < this.concurrentPerTenant) jobs.push(job)
     }
-    if (best && best.flights.size > 0 && this.workers.length < this.workerCount) return this.spawn()
-    return best
+    return jobs
+  }
+
+  private holdsWorker(tenant: Tenant): boolean {
+    return this.workers.some((worker) => worker.tenant === tenant)
+  }
+
+  /** Workers without runs, and those the pool may still start. */
+  private spareWorkers(): number {
+    const idle = this.workers.filter((worker) => worker.flights.size === 0).length
+    return idle + this.workerCount - this.workers.length
+  }
+
+  /** The worker a run of `tenant` at `depth` starts on now, if any. */
+  private workerFor(tenant: Tenant, depth: number, draining: boolean): PoolWorker | undefined {
+    const own = this.workers.filter((worker) => worker.tenant === tenant)
+    const least = (workers: PoolWorker[]) =>
+      workers.reduce<PoolWorker | undefined>((a, b) => (a && a.flights.size <= b.flights.size ? a : b), undefined)
+    // A nested run: on a worker of its tenant, whatever its load (see the class's comment).
+    if (depth > 1 && own.length > 0) return least(own)
+    // A free worker, when the tenant holds none or taking it leaves one free for a tenant that holds none.
+    if (this.spareWorkers() >= (own.length > 0 ? 2 : 1)) {
+      return this.workers.find((worker) => worker.flights.size === 0) ?? this.spawn()
+    }
+    if (draining) return undefined
+    return least(own.filter((worker) => worker.topLevel < RUNS_PER_WORKER))
+  }
+
+  /** On an idle worker when there is one (compiles are short and belong to no tenant), else the least busy. */
+  private compileOn(compile: Compile) {
+    const idle = this.workers.find((worker) => worker.flights.size === 0)
+    const least = () => this.workers.reduce((a, b) => (b.flights.size < a.flights.size ? b : a))
+    const worker = idle ?? (this.workers.length < this.workerCount ? this.spawn() : least())
+    const id = this.nextId++
+    worker.compiles.set(id, compile)
+    this.post(worker, { type: 'compile', id, source: compile.source })
   }
 
   private spawn(): PoolWorker {
@@ -294,6 +402,7 @@ export class ScriptEngine {
       thread,
       flights: new Map(),
       compiles: new Map(),
+      topLevel: 0,
       ready: false,
       wasmBytes: 0,
       segment: new Int32Array(segment),
@@ -310,18 +419,43 @@ export class ScriptEngine {
 
   private start(worker: PoolWorker, job: Job) {
     const id = this.nextId++
-    job.tenant.inFlight++
-    const flight: Flight = { job, started: performance.now(), restCalls: 0 }
+    worker.tenant = job.tenant
+    if (job.depth === 1) worker.topLevel++
+    job.tenant.inFlight[job.depth - 1] = (job.tenant.inFlight[job.depth - 1] ?? 0) + 1
+    const flight: Flight = { job, started: performance.now(), restCalls: 0, cancelled: false }
     worker.flights.set(id, flight)
+    job.flight = { worker, id, flight }
     if (worker.ready) this.watch(worker, flight)
     this.watchdog ??= setInterval(() => this.inspect(), WATCHDOG_MS).unref()
     this.post(worker, { type: 'run', id, source: job.source, globals: job.globals, limits: job.limits })
   }
 
   /**
+   * The host no longer wants the run: a waiting one leaves its queue, never started; one in flight stops making
+   * REST.calls at once and its worker is told to end it (it ends `cancelled` when the worker says so, or is lost).
+   */
+  private cancel(job: Job) {
+    if (!job.flight) {
+      const { tenant } = job
+      const queue = tenant.queues[job.depth - 1] as Job[]
+      queue.splice(queue.indexOf(job), 1)
+      if (!waiting(tenant)) this.ready.splice(this.ready.indexOf(tenant), 1)
+      this.forget(tenant)
+      job.resolve(cancelled())
+      // A tenant waiting for a worker may have been waiting with this run only.
+      this.dispatch()
+      return
+    }
+    const { worker, id, flight } = job.flight
+    flight.cancelled = true
+    job.ended.abort()
+    this.post(worker, { type: 'cancel', id })
+  }
+
+  /**
    * QuickJS polls its interrupt handler only every 10 000 branches: a loop around a long native call (`fill`,
    * `join`, `sort`...) may run for seconds between polls. A guest segment seen running past its run's CPU limit
-   * and a grace ends the worker: that run ends `cpu`, the others as `lost` says.
+   * and a grace ends the worker: that run ends `cpu`, the others (its tenant's only) as `lost` says.
    */
   private inspect() {
     const now = performance.now()
@@ -350,7 +484,11 @@ export class ScriptEngine {
         cpuMs: round(elapsed),
         restCalls: Math.min(flight.restCalls, flight.job.limits.restCalls),
       })
-      void this.terminate(worker, 'The script worker was stopped: another run overran its CPU limit', true)
+      void this.terminate(
+        worker,
+        'The script worker was stopped: another run of this tenant overran its CPU limit',
+        true,
+      )
     }
     if (!flying) {
       clearInterval(this.watchdog)
@@ -386,7 +524,7 @@ export class ScriptEngine {
         return
       }
       case 'compiled':
-        worker.compiles.get(message.id)?.(message.result)
+        worker.compiles.get(message.id)?.resolve(message.result)
         worker.compiles.delete(message.id)
         break
       case 'done': {
@@ -415,6 +553,8 @@ export class ScriptEngine {
 
   private rest(worker: PoolWorker, message: Extract<FromWorker, { type: 'rest' }>, job: Job) {
     const { id, call } = message
+    // A cancelled run's worker is ending it: its calls never start.
+    if (job.ended.signal.aborted) return
     const answer = (reply: { answer: string } | { error: string }) => {
       if (worker.flights.has(id)) this.post(worker, { type: 'rest', id, call, ...reply })
     }
@@ -437,13 +577,30 @@ export class ScriptEngine {
       .catch((error: unknown) => answer({ error: error instanceof Error ? error.message : String(error) }))
   }
 
+  /** The run ended: its slots are free, and a cancelled run ends `cancelled` whatever stopped it. */
   private settle(worker: PoolWorker, id: number, flight: Flight, outcome: RunOutcome) {
+    this.leave(worker, id, flight)
+    const { job } = flight
+    this.forget(job.tenant)
+    if (!flight.cancelled) return job.resolve(outcome)
+    const { logs, durationMs, cpuMs, restCalls } = outcome
+    job.resolve({ ...cancelled(), logs, durationMs, cpuMs, restCalls })
+  }
+
+  /** Takes a run off its worker; a worker left without runs hosts no tenant. */
+  private leave(worker: PoolWorker, id: number, flight: Flight) {
     clearTimeout(flight.stuck)
     worker.flights.delete(id)
-    const { tenant } = flight.job
-    tenant.inFlight--
-    if (tenant.inFlight === 0 && tenant.queue.length === 0) this.tenants.delete(tenant.name)
-    flight.job.resolve(outcome)
+    const { job } = flight
+    job.flight = undefined
+    job.tenant.inFlight[job.depth - 1] = (job.tenant.inFlight[job.depth - 1] ?? 1) - 1
+    if (job.depth === 1) worker.topLevel--
+    if (worker.flights.size === 0) worker.tenant = undefined
+  }
+
+  /** A tenant with nothing waiting or in flight is dropped. */
+  private forget(tenant: Tenant) {
+    if (!waiting(tenant) && tenant.inFlight.every((count) => count === 0)) this.tenants.delete(tenant.name)
   }
 
   private crash(message: string): RunOutcome {
@@ -451,16 +608,17 @@ export class ScriptEngine {
   }
 
   /**
-   * A worker gone (died, stuck, stopped by the watchdog, closed): its runs end as crashes and the pool may start
-   * another. When the watchdog stopped it (the culprit already settled), runs that made no REST.call yet had no
-   * effect (they were still waiting for the thread) and are queued again.
+   * A worker gone (died, stuck, stopped by the watchdog, closed): its runs (all of one tenant) end as crashes and
+   * the pool may start another. When the watchdog stopped it (the culprit already settled), runs that made no
+   * REST.call yet had no effect (they were still waiting for the thread) and are queued again. Its compiles (pure)
+   * are sent again once.
    */
   private lost(worker: PoolWorker, message: string, requeue = false) {
     const index = this.workers.indexOf(worker)
     if (index === -1) return
     this.workers.splice(index, 1)
     for (const [id, flight] of worker.flights) {
-      if (requeue && flight.restCalls === 0) {
+      if (requeue && flight.restCalls === 0 && !flight.cancelled) {
         this.requeue(worker, id, flight)
         continue
       }
@@ -469,19 +627,20 @@ export class ScriptEngine {
         durationMs: round(performance.now() - flight.started),
       })
     }
-    for (const resolve of worker.compiles.values()) resolve({ ok: false, message })
+    for (const compile of worker.compiles.values()) {
+      if (this.closed || compile.retried) compile.resolve({ ok: false, message })
+      else this.compileOn({ ...compile, retried: true })
+    }
     worker.compiles.clear()
-    if (!this.closed) this.dispatch()
+    this.dispatch()
   }
 
   /** Puts a run back at the head of its tenant's queue. */
   private requeue(worker: PoolWorker, id: number, flight: Flight) {
-    clearTimeout(flight.stuck)
-    worker.flights.delete(id)
+    this.leave(worker, id, flight)
     const { tenant } = flight.job
-    tenant.inFlight--
-    if (tenant.queue.length === 0) this.ready.push(tenant)
-    tenant.queue.unshift(flight.job)
+    if (!waiting(tenant)) this.ready.push(tenant)
+    tenant.queues[flight.job.depth - 1]?.unshift(flight.job)
   }
 
   private async terminate(worker: PoolWorker, message: string, requeue = false) {
@@ -489,5 +648,13 @@ export class ScriptEngine {
     await worker.thread.terminate()
   }
 }
+
+const waiting = (tenant: Tenant) => tenant.queues.some((queue) => queue.length > 0)
+
+const cancelled = (): RunOutcome => ({
+  status: 'error',
+  error: { kind: 'cancelled', message: 'The run was cancelled: its caller no longer waits for it' },
+  ...noStats(),
+})
 
 const round = (ms: number) => Math.round(ms * 1000) / 1000

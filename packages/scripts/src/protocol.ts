@@ -20,6 +20,8 @@ export type ToWorker =
   /** `globals`: each global's name and value as JSON. */
   | { type: 'run'; id: number; source: string; globals: [string, string][]; limits: ScriptLimits }
   | { type: 'compile'; id: number; source: string }
+  /** The host no longer wants the run: end it now (`cancelled`). */
+  | { type: 'cancel'; id: number }
   /** The answer to a REST.call: `answer` is `{status, headers, body}` as JSON, or `error` when the host rejected. */
   | { type: 'rest'; id: number; call: number; answer?: string; error?: string }
 

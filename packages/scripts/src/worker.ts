@@ -440,6 +440,12 @@ class Run {
     }
   }
 
+  /** The host no longer wants the run. Guest code is not running (this comes as a message): it ends now. */
+  cancel() {
+    this.fault ??= failure('cancelled', 'The run was cancelled: its caller no longer waits for it')
+    this.finish()
+  }
+
   finish() {
     if (!runs.delete(this.id)) return
     clearTimeout(this.timer)
@@ -506,23 +512,37 @@ const compile = async (source: string): Promise<CompileResult> => {
   }
 }
 
+/** Runs waiting for their QuickJS module, and those of them cancelled meanwhile. */
+const starting = new Set<number>()
+const cancelledStarts = new Set<number>()
+
 const start = async (message: Extract<ToWorker, { type: 'run' }>) => {
-  let sandbox: Sandbox
-  try {
-    sandbox = await acquire(message.limits.memoryBytes)
-  } catch (error) {
-    const text = `No QuickJS module for the run: ${error instanceof Error ? error.message : String(error)}`
+  const ended = (outcome: WorkerOutcome) =>
     send({
       type: 'done',
       id: message.id,
-      outcome: failure('crash', text),
+      outcome,
       logs: [],
       durationMs: 0,
       cpuMs: 0,
       restCalls: 0,
       wasmBytes: wasmBytes(),
     })
-    return
+  let sandbox: Sandbox
+  starting.add(message.id)
+  try {
+    sandbox = await acquire(message.limits.memoryBytes)
+  } catch (error) {
+    cancelledStarts.delete(message.id)
+    return ended(
+      failure('crash', `No QuickJS module for the run: ${error instanceof Error ? error.message : String(error)}`),
+    )
+  } finally {
+    starting.delete(message.id)
+  }
+  if (cancelledStarts.delete(message.id)) {
+    release(sandbox)
+    return ended(failure('cancelled', 'The run was cancelled: its caller no longer waits for it'))
   }
   const run = new Run(message.id, message.limits, sandbox)
   runs.set(message.id, run)
@@ -538,6 +558,10 @@ port.on('message', (message: ToWorker) => {
       break
     case 'rest':
       runs.get(message.id)?.answer(message.call, message.answer, message.error)
+      break
+    case 'cancel':
+      if (starting.has(message.id)) cancelledStarts.add(message.id)
+      else runs.get(message.id)?.cancel()
       break
     case 'compile':
       void compile(message.source).then(
