@@ -1,6 +1,6 @@
 /** Messages between the engine (main thread) and its workers. Values cross as JSON text, never as live objects. */
 
-import type { LogLine, RunErrorKind, ScriptLimits } from './index.js'
+import type { LogLine, RunErrorKind, ScriptLimits } from './types.js'
 
 /** What a worker is started with: the engine's memory limit (its idle modules' bound) and the watchdog's buffer. */
 export interface WorkerData {

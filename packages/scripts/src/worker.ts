@@ -24,7 +24,7 @@ import {
   type QuickJSWASMModule,
   type VmCallResult,
 } from 'quickjs-emscripten'
-import type { LogLine, RunErrorKind, ScriptLimits } from './index.js'
+import type { LogLine, RunErrorKind, ScriptLimits } from './types.js'
 import { FILE_NAME, INSPECT, lineOf, wrap } from './guest.js'
 import {
   SEGMENT_RUN,
