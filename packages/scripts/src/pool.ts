@@ -40,10 +40,14 @@ interface Job {
 
 interface Tenant {
   name: string
-  /** Waiting runs by depth (index `depth - 1`), each in the order they were asked for. */
-  queues: Job[][]
-  /** Runs in flight by depth. */
-  inFlight: number[]
+  /** Its runs at each depth (index `depth - 1`). */
+  levels: Level[]
+}
+
+interface Level {
+  /** Waiting, in the order they were asked for. */
+  queue: Job[]
+  inFlight: number
 }
 
 interface Flight {
@@ -169,10 +173,9 @@ export class ScriptEngine {
     if (signal?.aborted) return cancelled()
     const tenant = this.tenants.get(request.tenant) ?? {
       name: request.tenant,
-      queues: Array.from({ length: MAX_RUN_DEPTH }, () => []),
-      inFlight: Array.from({ length: MAX_RUN_DEPTH }, () => 0),
+      levels: Array.from({ length: MAX_RUN_DEPTH }, () => ({ queue: [], inFlight: 0 })),
     }
-    const queue = tenant.queues[depth - 1] as Job[]
+    const { queue } = level(tenant, depth)
     if (queue.length >= this.queuePerTenant) {
       const message = `${queue.length} runs are already waiting for this tenant`
       return { status: 'error', error: { kind: 'busy', message }, ...noStats() }
@@ -206,8 +209,10 @@ export class ScriptEngine {
     let running = 0
     let waitingRuns = 0
     for (const tenant of this.tenants.values()) {
-      for (const count of tenant.inFlight) running += count
-      for (const queue of tenant.queues) waitingRuns += queue.length
+      for (const { queue, inFlight } of tenant.levels) {
+        running += inFlight
+        waitingRuns += queue.length
+      }
     }
     const wasmBytes = Math.max(0, ...this.workers.map((worker) => worker.wasmBytes))
     return { workers: this.workers.length, running, waiting: waitingRuns, wasmBytes }
@@ -216,7 +221,7 @@ export class ScriptEngine {
   async close(): Promise<void> {
     this.closed = true
     for (const tenant of this.ready.splice(0)) {
-      for (const queue of tenant.queues) {
+      for (const { queue } of tenant.levels) {
         for (const job of queue.splice(0)) job.resolve(this.crash('The script engine closed'))
       }
     }
@@ -246,7 +251,7 @@ export class ScriptEngine {
       const { index, job, worker } = placed
       const tenant = job.tenant
       this.ready.splice(index, 1)
-      tenant.queues[job.depth - 1]?.shift()
+      level(tenant, job.depth).queue.shift()
       if (waiting(tenant)) this.ready.push(tenant)
       this.start(worker, job)
     }
@@ -256,8 +261,9 @@ export class ScriptEngine {
   private startable(tenant: Tenant): Job[] {
     const jobs: Job[] = []
     for (let depth = MAX_RUN_DEPTH; depth >= 1; depth--) {
-      const job = tenant.queues[depth - 1]?.[0]
-      if (job && (tenant.inFlight[depth - 1] ?? 0) < this.concurrentPerTenant) jobs.push(job)
+      const { queue, inFlight } = level(tenant, depth)
+      const job = queue[0]
+      if (job && inFlight < this.concurrentPerTenant) jobs.push(job)
     }
     return jobs
   }
@@ -324,7 +330,7 @@ export class ScriptEngine {
     const id = this.nextId++
     worker.tenant = job.tenant
     if (job.depth === 1) worker.topLevel++
-    job.tenant.inFlight[job.depth - 1] = (job.tenant.inFlight[job.depth - 1] ?? 0) + 1
+    level(job.tenant, job.depth).inFlight++
     const flight: Flight = { job, started: performance.now(), restCalls: 0, cancelled: false }
     worker.flights.set(id, flight)
     job.flight = { worker, id, flight }
@@ -340,7 +346,7 @@ export class ScriptEngine {
   private cancel(job: Job) {
     if (!job.flight) {
       const { tenant } = job
-      const queue = tenant.queues[job.depth - 1] as Job[]
+      const { queue } = level(tenant, job.depth)
       queue.splice(queue.indexOf(job), 1)
       if (!waiting(tenant)) this.ready.splice(this.ready.indexOf(tenant), 1)
       this.forget(tenant)
@@ -465,14 +471,16 @@ export class ScriptEngine {
     worker.flights.delete(id)
     const { job } = flight
     job.flight = undefined
-    job.tenant.inFlight[job.depth - 1] = (job.tenant.inFlight[job.depth - 1] ?? 1) - 1
+    level(job.tenant, job.depth).inFlight--
     if (job.depth === 1) worker.topLevel--
     if (worker.flights.size === 0) worker.tenant = undefined
   }
 
   /** A tenant with nothing waiting or in flight is dropped. */
   private forget(tenant: Tenant) {
-    if (!waiting(tenant) && tenant.inFlight.every((count) => count === 0)) this.tenants.delete(tenant.name)
+    if (tenant.levels.every(({ queue, inFlight }) => queue.length === 0 && inFlight === 0)) {
+      this.tenants.delete(tenant.name)
+    }
   }
 
   private crash(message: string): RunOutcome {
@@ -512,7 +520,7 @@ export class ScriptEngine {
     this.leave(worker, id, flight)
     const { tenant } = flight.job
     if (!waiting(tenant)) this.ready.push(tenant)
-    tenant.queues[flight.job.depth - 1]?.unshift(flight.job)
+    level(tenant, flight.job.depth).queue.unshift(flight.job)
   }
 
   private async terminate(worker: PoolWorker, message: string, requeue = false) {
@@ -521,7 +529,9 @@ export class ScriptEngine {
   }
 }
 
-const waiting = (tenant: Tenant) => tenant.queues.some((queue) => queue.length > 0)
+const level = (tenant: Tenant, depth: number) => tenant.levels[depth - 1] as Level
+
+const waiting = (tenant: Tenant) => tenant.levels.some(({ queue }) => queue.length > 0)
 
 const cancelled = (): RunOutcome => ({
   status: 'error',
