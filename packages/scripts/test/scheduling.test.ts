@@ -63,6 +63,20 @@ t.test('nested runs cannot deadlock', async (t) => {
     t.same(outcomes.map(result), [3, 3, 3])
   })
 
+  t.test('a full queue of parents neither refuses nor holds their children', async (t) => {
+    const engine = new ScriptEngine({ workers: 1, concurrentPerTenant: 1, queuePerTenant: 1 })
+    t.teardown(() => engine.close())
+    const held = heldRest()
+    const base = { tenant: 'a', globals: {}, rest: held.rest }
+    const first = engine.run({ ...base, source: `return await REST.call('x')` })
+    await held.until(1)
+    const second = engine.run({ ...base, source: 'return 2' })
+    t.match(failure(await engine.run({ ...base, source: 'return 3' })), { kind: 'busy' })
+    t.same(result(await engine.run({ ...base, source: 'return "child"', depth: 2 })), 'child')
+    held.requests[0]?.answer(answer(1))
+    t.same(await Promise.all([first, second].map(async (outcome) => result(await outcome))), [1, 2])
+  })
+
   t.test('depth is 1 to 3', async (t) => {
     const engine = new ScriptEngine({ workers: 1 })
     t.teardown(() => engine.close())
