@@ -3,7 +3,15 @@
 import { availableParallelism } from 'node:os'
 import { performance } from 'node:perf_hooks'
 import { Worker } from 'node:worker_threads'
-import type { CompileResult, FromWorker, ToWorker, WorkerData, WorkerOutcome } from './protocol.js'
+import {
+  SEGMENT_CANCEL,
+  SEGMENT_SLOTS,
+  type CompileResult,
+  type FromWorker,
+  type ToWorker,
+  type WorkerData,
+  type WorkerOutcome,
+} from './protocol.js'
 import {
   DEFAULT_LIMITS,
   MAX_RUN_DEPTH,
@@ -304,7 +312,7 @@ export class ScriptEngine {
   }
 
   private spawn(): PoolWorker {
-    const segment = new SharedArrayBuffer(2 * Int32Array.BYTES_PER_ELEMENT)
+    const segment = new SharedArrayBuffer(SEGMENT_SLOTS * Int32Array.BYTES_PER_ELEMENT)
     const workerData: WorkerData = { memoryBytes: this.limits.memoryBytes, segment }
     const thread = new Worker(WORKER_URL, { resourceLimits: { stackSizeMb: 4 }, workerData })
     const worker: PoolWorker = {
@@ -316,6 +324,7 @@ export class ScriptEngine {
       wasmBytes: 0,
       segment: new Int32Array(segment),
     }
+    Atomics.store(worker.segment, SEGMENT_CANCEL, -1)
     this.workers.push(worker)
     thread.on('message', (message: FromWorker) => this.receive(worker, message))
     // The exit that follows an error settles the worker's runs.
@@ -358,6 +367,7 @@ export class ScriptEngine {
     const { worker, id, flight } = job.flight
     flight.cancelled = true
     job.ended.abort()
+    Atomics.store(worker.segment, SEGMENT_CANCEL, id)
     this.post(worker, { type: 'cancel', id })
   }
 

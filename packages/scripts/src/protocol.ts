@@ -5,7 +5,7 @@ import type { LogLine, RunErrorKind, ScriptLimits } from './types.js'
 /** What a worker is started with: the engine's memory limit (its idle modules' bound) and the watchdog's buffer. */
 export interface WorkerData {
   memoryBytes: number
-  /** An Int32Array's buffer: see SEGMENT_SEQUENCE and SEGMENT_RUN. */
+  /** An Int32Array's buffer: see SEGMENT_SEQUENCE, SEGMENT_RUN and SEGMENT_CANCEL. */
   segment: SharedArrayBuffer
 }
 
@@ -13,6 +13,13 @@ export interface WorkerData {
 export const SEGMENT_SEQUENCE = 0
 /** The run whose segment runs (written before the sequence becomes odd). */
 export const SEGMENT_RUN = 1
+/**
+ * A run the engine cancelled (-1: none), for the interrupt handler: a guest running a long segment ends now rather
+ * than when the 'cancel' message is read after the segment.
+ */
+export const SEGMENT_CANCEL = 2
+/** The buffer's length, in Int32 elements. */
+export const SEGMENT_SLOTS = 3
 
 export type CompileResult = { ok: true } | { ok: false; message: string; line?: number }
 

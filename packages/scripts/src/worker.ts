@@ -27,6 +27,7 @@ import {
 import type { LogLine, RunErrorKind, ScriptLimits } from './types.js'
 import { FILE_NAME, INSPECT, lineOf, wrap } from './guest.js'
 import {
+  SEGMENT_CANCEL,
   SEGMENT_RUN,
   SEGMENT_SEQUENCE,
   type CompileResult,
@@ -117,6 +118,7 @@ idle.push(await instantiate(poolBytes))
 const send = (message: FromWorker) => port.postMessage(message)
 
 const failure = (kind: RunErrorKind, message: string) => ({ status: 'error', error: { kind, message } }) as const
+const cancelled = () => failure('cancelled', 'The run was cancelled: its caller no longer waits for it')
 
 class Run {
   readonly runtime: QuickJSRuntime
@@ -176,7 +178,9 @@ class Run {
     if (this.segmentStart === 0) return false
     const now = performance.now()
     const cpu = this.cpuMs + (now - this.segmentStart)
-    if (cpu > this.limits.cpuMs) {
+    if (Atomics.load(watch, SEGMENT_CANCEL) === this.id) {
+      this.fault = cancelled()
+    } else if (cpu > this.limits.cpuMs) {
       this.fault = failure('cpu', `The script used more than ${this.limits.cpuMs} ms of CPU time`)
     } else if (now > this.deadline) {
       this.fault = failure('wall', `The run took longer than ${this.limits.wallMs} ms`)
@@ -442,7 +446,7 @@ class Run {
 
   /** The host no longer wants the run. Guest code is not running (this comes as a message): it ends now. */
   cancel() {
-    this.fault ??= failure('cancelled', 'The run was cancelled: its caller no longer waits for it')
+    this.fault ??= cancelled()
     this.finish()
   }
 
@@ -542,7 +546,7 @@ const start = async (message: Extract<ToWorker, { type: 'run' }>) => {
   }
   if (cancelledStarts.delete(message.id)) {
     release(sandbox)
-    return ended(failure('cancelled', 'The run was cancelled: its caller no longer waits for it'))
+    return ended(cancelled())
   }
   const run = new Run(message.id, message.limits, sandbox)
   runs.set(message.id, run)

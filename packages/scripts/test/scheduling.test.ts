@@ -1,6 +1,18 @@
 import t from 'tap'
-import { ScriptEngine, type RestAnswer, type RestRequest, type RunOutcome, type RunRequest } from '../src/index.js'
+import {
+  ScriptEngine,
+  type EngineOptions,
+  type RestAnswer,
+  type RestRequest,
+  type RunOutcome,
+  type RunRequest,
+} from '../src/index.js'
 
+/**
+ * An engine whose runs have CPU time to spare: these tests are about scheduling, and on a machine loaded many times
+ * over its cores a run's first stretch of guest code can take longer than the default limit.
+ */
+const newEngine = (options: EngineOptions) => new ScriptEngine({ ...options, limits: { cpuMs: 10_000 } })
 const answer = (body: unknown = null): RestAnswer => ({ status: 200, headers: {}, body })
 const ok: RunRequest['rest'] = async () => answer()
 const result = (outcome: RunOutcome) => (outcome.status === 'ok' ? outcome.result : outcome)
@@ -49,7 +61,7 @@ t.test('nested runs cannot deadlock', async (t) => {
     )
 
   t.test('more parents than the tenant may run at once, each waiting for a child and a grandchild', async (t) => {
-    const engine = new ScriptEngine({ workers: 2, concurrentPerTenant: 4 })
+    const engine = newEngine({ workers: 2, concurrentPerTenant: 4 })
     t.teardown(() => engine.close())
     const outcomes = await parents(engine, 12)
     t.same(outcomes.map(result), Array(12).fill(3))
@@ -57,14 +69,14 @@ t.test('nested runs cannot deadlock', async (t) => {
   })
 
   t.test('one worker and one run per depth: the children run beside their parent', async (t) => {
-    const engine = new ScriptEngine({ workers: 1, concurrentPerTenant: 1 })
+    const engine = newEngine({ workers: 1, concurrentPerTenant: 1 })
     t.teardown(() => engine.close())
     const outcomes = await parents(engine, 3)
     t.same(outcomes.map(result), [3, 3, 3])
   })
 
   t.test('a full queue of parents neither refuses nor holds their children', async (t) => {
-    const engine = new ScriptEngine({ workers: 1, concurrentPerTenant: 1, queuePerTenant: 1 })
+    const engine = newEngine({ workers: 1, concurrentPerTenant: 1, queuePerTenant: 1 })
     t.teardown(() => engine.close())
     const held = heldRest()
     const base = { tenant: 'a', globals: {}, rest: held.rest }
@@ -78,7 +90,7 @@ t.test('nested runs cannot deadlock', async (t) => {
   })
 
   t.test('depth is 1 to 3', async (t) => {
-    const engine = new ScriptEngine({ workers: 1 })
+    const engine = newEngine({ workers: 1 })
     t.teardown(() => engine.close())
     const base = { source: 'return 1', tenant: 'a', globals: {}, rest: ok }
     await t.rejects(engine.run({ ...base, depth: 4 }), TypeError)
@@ -90,7 +102,7 @@ t.test('nested runs cannot deadlock', async (t) => {
 
 t.test('a run whose caller gives up is cancelled', async (t) => {
   // One run of a tenant at a time: the second waits.
-  const engine = new ScriptEngine({ workers: 1, concurrentPerTenant: 1 })
+  const engine = newEngine({ workers: 1, concurrentPerTenant: 1 })
   t.teardown(() => engine.close())
   const cancelled = { kind: 'cancelled', message: 'The run was cancelled: its caller no longer waits for it' }
 
@@ -161,6 +173,23 @@ t.test('a run whose caller gives up is cancelled', async (t) => {
     t.same(engine.stats(), { ...engine.stats(), running: 0, waiting: 0 })
   })
 
+  t.test('a run looping in guest code is stopped', async (t) => {
+    const controller = new AbortController()
+    const outcome = await engine.run({
+      source: `await REST.call('started'); while (true) {}`,
+      tenant: 'a',
+      globals: {},
+      rest: async () => {
+        setImmediate(() => controller.abort())
+        return answer()
+      },
+      signal: controller.signal,
+      // Limits it would never reach.
+      limits: { cpuMs: 3_600_000, wallMs: 3_600_000 },
+    })
+    t.same(failure(outcome), cancelled)
+  })
+
   t.test("the calls' signal aborts when the run ends ok or fails", async (t) => {
     const signals: AbortSignal[] = []
     const rest: RunRequest['rest'] = async (_, signal) => {
@@ -180,7 +209,7 @@ t.test('a run whose caller gives up is cancelled', async (t) => {
 })
 
 t.test("one tenant's runaway never ends another tenant's runs", async (t) => {
-  const engine = new ScriptEngine({ workers: 2 })
+  const engine = newEngine({ workers: 2 })
   t.teardown(() => engine.close())
   // Tenant b's runs are in flight, each with a REST.call made and another awaited.
   const held = heldRest()
@@ -198,7 +227,13 @@ t.test("one tenant's runaway never ends another tenant's runs", async (t) => {
   await held.until(3)
   // Tenant a: a native call that QuickJS never interrupts, 4 in flight: the watchdog ends their worker.
   const runaway = () =>
-    engine.run({ source: `new Array(2000).fill('x'.repeat(4e6)).sort()`, tenant: 'a', globals: {}, rest: ok })
+    engine.run({
+      source: `new Array(2000).fill('x'.repeat(4e6)).sort()`,
+      tenant: 'a',
+      globals: {},
+      rest: ok,
+      limits: { cpuMs: 100 },
+    })
   const runaways = Array.from({ length: 4 }, runaway)
   const during = innocent()
   await held.until(4)
@@ -208,7 +243,7 @@ t.test("one tenant's runaway never ends another tenant's runs", async (t) => {
 })
 
 t.test('a worker hosts one tenant at a time, and tenants take workers in turn', async (t) => {
-  const engine = new ScriptEngine({ workers: 2 })
+  const engine = newEngine({ workers: 2 })
   t.teardown(() => engine.close())
   const held = heldRest()
   const ended: string[] = []
