@@ -42,7 +42,10 @@ export interface RunRequest {
    * `signal` aborts when the run ends in any way: a call not yet under way must then never start.
    */
   rest: (request: RestRequest, signal: AbortSignal) => Promise<RestAnswer>
-  /** How many actions deep the run is: 1 for one a client's request set off, n + 1 for one a depth-n run's call did. */
+  /**
+   * How many actions deep the run is: 1 (the default) for one a client's request set off, n + 1 for one a depth-n
+   * run's call did; at most MAX_RUN_DEPTH.
+   */
   depth?: number
   /** Aborted by the host when the run is no longer wanted (its caller's run ended): it ends `cancelled`. */
   signal?: AbortSignal
@@ -65,9 +68,12 @@ export type RunOutcome =
   | ({ status: 'error'; error: { kind: RunErrorKind; message: string } } & RunStats)
 
 export interface EngineOptions {
+  /** Worker threads, each hosting one tenant's runs at a time. Default: CPUs - 1, 2 to 4. */
   workers?: number
   limits?: Partial<ScriptLimits>
+  /** Runs of a tenant waiting at each depth; past it a run ends `busy` at once. Default 64. */
   queuePerTenant?: number
+  /** Runs of a tenant in flight at each depth. Default 4. */
   concurrentPerTenant?: number
 }
 
