@@ -42,7 +42,7 @@ export const DocumentsConfigSchema = Type.Object({
     Type.Integer({
       minimum: 1,
       maximum: 64,
-      description: 'Worker threads running action scripts (default: CPUs - 1, at most 4; started at first use).',
+      description: 'Worker threads running action scripts (default: CPUs - 1, from 2 to 4; started at first use).',
     }),
   ),
   QUIRE_SCRIPT_CPU_MS: Type.Integer({

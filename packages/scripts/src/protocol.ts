@@ -1,11 +1,11 @@
 /** Messages between the engine (main thread) and its workers. Values cross as JSON text, never as live objects. */
 
-import type { LogLine, RunErrorKind, ScriptLimits } from './index.js'
+import type { LogLine, RunErrorKind, ScriptLimits } from './types.js'
 
 /** What a worker is started with: the engine's memory limit (its idle modules' bound) and the watchdog's buffer. */
 export interface WorkerData {
   memoryBytes: number
-  /** An Int32Array's buffer: see SEGMENT_SEQUENCE and SEGMENT_RUN. */
+  /** An Int32Array's buffer: see SEGMENT_SEQUENCE, SEGMENT_RUN and SEGMENT_CANCEL. */
   segment: SharedArrayBuffer
 }
 
@@ -13,6 +13,13 @@ export interface WorkerData {
 export const SEGMENT_SEQUENCE = 0
 /** The run whose segment runs (written before the sequence becomes odd). */
 export const SEGMENT_RUN = 1
+/**
+ * A run the engine cancelled (-1: none), for the interrupt handler: a guest running a long segment ends now rather
+ * than when the 'cancel' message is read after the segment.
+ */
+export const SEGMENT_CANCEL = 2
+/** The buffer's length, in Int32 elements. */
+export const SEGMENT_SLOTS = 3
 
 export type CompileResult = { ok: true } | { ok: false; message: string; line?: number }
 
@@ -20,6 +27,8 @@ export type ToWorker =
   /** `globals`: each global's name and value as JSON. */
   | { type: 'run'; id: number; source: string; globals: [string, string][]; limits: ScriptLimits }
   | { type: 'compile'; id: number; source: string }
+  /** The host no longer wants the run: end it now (`cancelled`). */
+  | { type: 'cancel'; id: number }
   /** The answer to a REST.call: `answer` is `{status, headers, body}` as JSON, or `error` when the host rejected. */
   | { type: 'rest'; id: number; call: number; answer?: string; error?: string }
 

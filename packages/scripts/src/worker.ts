@@ -24,9 +24,10 @@ import {
   type QuickJSWASMModule,
   type VmCallResult,
 } from 'quickjs-emscripten'
-import type { LogLine, RunErrorKind, ScriptLimits } from './index.js'
+import type { LogLine, RunErrorKind, ScriptLimits } from './types.js'
 import { FILE_NAME, INSPECT, lineOf, wrap } from './guest.js'
 import {
+  SEGMENT_CANCEL,
   SEGMENT_RUN,
   SEGMENT_SEQUENCE,
   type CompileResult,
@@ -117,6 +118,7 @@ idle.push(await instantiate(poolBytes))
 const send = (message: FromWorker) => port.postMessage(message)
 
 const failure = (kind: RunErrorKind, message: string) => ({ status: 'error', error: { kind, message } }) as const
+const cancelled = () => failure('cancelled', 'The run was cancelled: its caller no longer waits for it')
 
 class Run {
   readonly runtime: QuickJSRuntime
@@ -176,7 +178,9 @@ class Run {
     if (this.segmentStart === 0) return false
     const now = performance.now()
     const cpu = this.cpuMs + (now - this.segmentStart)
-    if (cpu > this.limits.cpuMs) {
+    if (Atomics.load(watch, SEGMENT_CANCEL) === this.id) {
+      this.fault = cancelled()
+    } else if (cpu > this.limits.cpuMs) {
       this.fault = failure('cpu', `The script used more than ${this.limits.cpuMs} ms of CPU time`)
     } else if (now > this.deadline) {
       this.fault = failure('wall', `The run took longer than ${this.limits.wallMs} ms`)
@@ -440,6 +444,12 @@ class Run {
     }
   }
 
+  /** The host no longer wants the run. Guest code is not running (this comes as a message): it ends now. */
+  cancel() {
+    this.fault ??= cancelled()
+    this.finish()
+  }
+
   finish() {
     if (!runs.delete(this.id)) return
     clearTimeout(this.timer)
@@ -506,23 +516,37 @@ const compile = async (source: string): Promise<CompileResult> => {
   }
 }
 
+/** Runs waiting for their QuickJS module, and those of them cancelled meanwhile. */
+const starting = new Set<number>()
+const cancelledStarts = new Set<number>()
+
 const start = async (message: Extract<ToWorker, { type: 'run' }>) => {
-  let sandbox: Sandbox
-  try {
-    sandbox = await acquire(message.limits.memoryBytes)
-  } catch (error) {
-    const text = `No QuickJS module for the run: ${error instanceof Error ? error.message : String(error)}`
+  const ended = (outcome: WorkerOutcome) =>
     send({
       type: 'done',
       id: message.id,
-      outcome: failure('crash', text),
+      outcome,
       logs: [],
       durationMs: 0,
       cpuMs: 0,
       restCalls: 0,
       wasmBytes: wasmBytes(),
     })
-    return
+  let sandbox: Sandbox
+  starting.add(message.id)
+  try {
+    sandbox = await acquire(message.limits.memoryBytes)
+  } catch (error) {
+    cancelledStarts.delete(message.id)
+    return ended(
+      failure('crash', `No QuickJS module for the run: ${error instanceof Error ? error.message : String(error)}`),
+    )
+  } finally {
+    starting.delete(message.id)
+  }
+  if (cancelledStarts.delete(message.id)) {
+    release(sandbox)
+    return ended(cancelled())
   }
   const run = new Run(message.id, message.limits, sandbox)
   runs.set(message.id, run)
@@ -538,6 +562,10 @@ port.on('message', (message: ToWorker) => {
       break
     case 'rest':
       runs.get(message.id)?.answer(message.call, message.answer, message.error)
+      break
+    case 'cancel':
+      if (starting.has(message.id)) cancelledStarts.add(message.id)
+      else runs.get(message.id)?.cancel()
       break
     case 'compile':
       void compile(message.source).then(

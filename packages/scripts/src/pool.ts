@@ -1,0 +1,552 @@
+/** The pool: runs queued per tenant and depth, served in turn on tenant-affine worker threads. */
+
+import { availableParallelism } from 'node:os'
+import { performance } from 'node:perf_hooks'
+import { Worker } from 'node:worker_threads'
+import {
+  SEGMENT_CANCEL,
+  SEGMENT_SLOTS,
+  type CompileResult,
+  type FromWorker,
+  type ToWorker,
+  type WorkerData,
+  type WorkerOutcome,
+} from './protocol.js'
+import {
+  DEFAULT_LIMITS,
+  MAX_RUN_DEPTH,
+  type EngineOptions,
+  type EngineStats,
+  type RunOutcome,
+  type RunRequest,
+  type ScriptLimits,
+} from './types.js'
+import { SegmentWatchdog, stuckTimer } from './watchdog.js'
+
+const MAX_SOURCE_BYTES = 64 * 1024
+/** Depth-1 runs one worker interleaves: most of a run's life is usually spent waiting for REST.call answers. */
+const RUNS_PER_WORKER = 8
+const IDENTIFIER = /^[A-Za-z_$][\w$]*$/
+const RESERVED_GLOBALS = new Set(['REST', 'console', 'refuse', 'globalThis'])
+// Under tap the sources run as TypeScript; built, the worker sits next to this file as worker.js.
+const WORKER_URL = new URL(import.meta.url.endsWith('.ts') ? './worker.ts' : './worker.js', import.meta.url)
+
+interface Job {
+  source: string
+  depth: number
+  /** Each global's name and value as JSON, made when the run was asked for (later changes to the objects do not count). */
+  globals: [string, string][]
+  rest: RunRequest['rest']
+  limits: ScriptLimits
+  tenant: Tenant
+  /** Aborted when the run ends (or is cancelled): its REST.calls not yet under way never start. */
+  ended: AbortController
+  /** Where the run is while it is in flight. */
+  flight?: { worker: PoolWorker; id: number; flight: Flight }
+  resolve: (outcome: RunOutcome) => void
+}
+
+interface Tenant {
+  name: string
+  /** Its runs at each depth (index `depth - 1`). */
+  levels: Level[]
+}
+
+interface Level {
+  /** Waiting, in the order they were asked for. */
+  queue: Job[]
+  inFlight: number
+}
+
+interface Flight {
+  job: Job
+  started: number
+  /** REST.call requests received: a run that made none had no effect and may start again elsewhere. */
+  restCalls: number
+  /** Its `RunRequest.signal` aborted: the worker was told to end it, and it ends `cancelled`. */
+  cancelled: boolean
+  /** Armed once the worker is ready (loading QuickJS is not the run's time). */
+  stuck?: NodeJS.Timeout
+}
+
+interface Compile {
+  source: string
+  resolve: (result: CompileResult) => void
+  /** Sent again once already, after its worker was lost. */
+  retried: boolean
+}
+
+interface PoolWorker {
+  thread: Worker
+  flights: Map<number, Flight>
+  compiles: Map<number, Compile>
+  /** The one tenant whose runs the worker hosts while it has any (see `dispatch`). */
+  tenant?: Tenant
+  /** Its depth-1 runs, at most RUNS_PER_WORKER. */
+  topLevel: number
+  ready: boolean
+  wasmBytes: number
+  /** The worker's current guest segment, published by the worker, read by the watchdog. */
+  segment: Int32Array
+}
+
+const noStats = () => ({ logs: [], durationMs: 0, cpuMs: 0, restCalls: 0 })
+
+/** Header values a guest sent, kept only when they are strings (or numbers, booleans) under ordinary names. */
+const headersFrom = (json: string): Record<string, string> => {
+  const parsed: unknown = JSON.parse(json)
+  const headers: Record<string, string> = {}
+  if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed)) return headers
+  for (const [name, value] of Object.entries(parsed)) {
+    const kept = typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean'
+    if (kept && name !== '__proto__') headers[name] = String(value)
+  }
+  return headers
+}
+
+/**
+ * The pool's scheduling rules. Tenant-affine workers: a worker hosts one tenant's runs at a time, so the watchdog
+ * that ends a worker (a guest stuck in a native call) ends that tenant's runs only. Fairness: tenants waiting are
+ * served in turn, one run each; a tenant that holds a worker takes another free one only when that leaves one free
+ * for a tenant that holds none, and while such a tenant waits for a worker the others start no depth-1 run, so the
+ * first worker their runs leave is its.
+ *
+ * Nested runs cannot deadlock: a run at depth d never waits for anything a run at a lower depth holds.
+ * - Concurrency is counted per depth: at most `concurrentPerTenant` runs of a tenant at each depth, so the slots a
+ *   depth-d run needs are held by depth-d runs only.
+ * - Queues are per depth too (each bounded by `queuePerTenant`), and a tenant's turn starts its deepest run that
+ *   may start: no parent waits in a queue ahead of its child.
+ * - A nested run (depth > 1) starts on a worker its tenant holds, past RUNS_PER_WORKER (within the per-depth
+ *   bounds), and the wait for a free worker above never applies to it. Its parent's worker is one: the parent is
+ *   in flight, and a REST.call reaches only the run's own environment, so parent and child share the tenant.
+ * So every wait goes from a run to one at its depth (a slot) or deeper (its REST.call's run); depth-3 runs set off
+ * no run and end by themselves within their limits, hence by induction every depth's runs do. A cycle of waits
+ * would have to come back up to a lower depth, which no wait does.
+ */
+export class ScriptEngine {
+  private readonly workerCount: number
+  private readonly limits: ScriptLimits
+  private readonly queuePerTenant: number
+  private readonly concurrentPerTenant: number
+  private readonly workers: PoolWorker[] = []
+  private readonly tenants = new Map<string, Tenant>()
+  /** Tenants with waiting runs, in the order they are served. */
+  private readonly ready: Tenant[] = []
+  private nextId = 0
+  private closed = false
+  private readonly watchdog = new SegmentWatchdog(
+    () => this.workers,
+    (worker: PoolWorker, id, elapsed) => this.overran(worker, id, elapsed),
+  )
+
+  constructor(options: EngineOptions = {}) {
+    // At least two: a tenant never holds every worker, so another environment is served meanwhile.
+    this.workerCount = options.workers ?? Math.max(2, Math.min(4, availableParallelism() - 1))
+    this.limits = { ...DEFAULT_LIMITS, ...options.limits }
+    this.queuePerTenant = options.queuePerTenant ?? 64
+    this.concurrentPerTenant = options.concurrentPerTenant ?? 4
+  }
+
+  /** Parses without running (in a worker). `line` when known. Sources over 64 KiB are refused here too. */
+  async compile(source: string): Promise<CompileResult> {
+    if (this.closed) throw new Error('The script engine is closed')
+    if (Buffer.byteLength(source) > MAX_SOURCE_BYTES) return { ok: false, message: 'The source is larger than 64 KiB' }
+    return new Promise((resolve) => this.compileOn({ source, resolve, retried: false }))
+  }
+
+  /** Never rejects for guest faults; only for programming errors. */
+  async run(request: RunRequest): Promise<RunOutcome> {
+    if (this.closed) throw new Error('The script engine is closed')
+    for (const name of Object.keys(request.globals)) {
+      if (!IDENTIFIER.test(name) || RESERVED_GLOBALS.has(name)) throw new TypeError(`Invalid script global: ${name}`)
+    }
+    const depth = request.depth ?? 1
+    if (!Number.isInteger(depth) || depth < 1 || depth > MAX_RUN_DEPTH) {
+      throw new TypeError(`Invalid run depth: ${depth} (1 to ${MAX_RUN_DEPTH})`)
+    }
+    const globals: [string, string][] = []
+    for (const [name, value] of Object.entries(request.globals)) {
+      const json = JSON.stringify(value)
+      if (json !== undefined) globals.push([name, json])
+    }
+    const limits = { ...this.limits, ...request.limits }
+    if (Buffer.byteLength(request.source) > MAX_SOURCE_BYTES) {
+      return {
+        status: 'error',
+        error: { kind: 'exception', message: 'The source is larger than 64 KiB' },
+        ...noStats(),
+      }
+    }
+    const { signal } = request
+    if (signal?.aborted) return cancelled()
+    const tenant = this.tenants.get(request.tenant) ?? {
+      name: request.tenant,
+      levels: Array.from({ length: MAX_RUN_DEPTH }, () => ({ queue: [], inFlight: 0 })),
+    }
+    const { queue } = level(tenant, depth)
+    if (queue.length >= this.queuePerTenant) {
+      const message = `${queue.length} runs are already waiting for this tenant`
+      return { status: 'error', error: { kind: 'busy', message }, ...noStats() }
+    }
+    this.tenants.set(tenant.name, tenant)
+    return new Promise((resolve) => {
+      const ended = new AbortController()
+      const cancel = () => this.cancel(job)
+      const job: Job = {
+        source: request.source,
+        depth,
+        globals,
+        rest: request.rest,
+        limits,
+        tenant,
+        ended,
+        resolve: (outcome) => {
+          signal?.removeEventListener('abort', cancel)
+          ended.abort()
+          resolve(outcome)
+        },
+      }
+      signal?.addEventListener('abort', cancel, { once: true })
+      if (!waiting(tenant)) this.ready.push(tenant)
+      queue.push(job)
+      this.dispatch()
+    })
+  }
+
+  stats(): EngineStats {
+    let running = 0
+    let waitingRuns = 0
+    for (const tenant of this.tenants.values()) {
+      for (const { queue, inFlight } of tenant.levels) {
+        running += inFlight
+        waitingRuns += queue.length
+      }
+    }
+    const wasmBytes = Math.max(0, ...this.workers.map((worker) => worker.wasmBytes))
+    return { workers: this.workers.length, running, waiting: waitingRuns, wasmBytes }
+  }
+
+  async close(): Promise<void> {
+    this.closed = true
+    for (const tenant of this.ready.splice(0)) {
+      for (const { queue } of tenant.levels) {
+        for (const job of queue.splice(0)) job.resolve(this.crash('The script engine closed'))
+      }
+    }
+    await Promise.all([...this.workers].map((worker) => this.terminate(worker, 'The script engine closed')))
+  }
+
+  /** Starts waiting runs while there is room, by the rules above the class. */
+  private dispatch() {
+    if (this.closed) return
+    for (;;) {
+      // A tenant that holds no worker waits for one: the others start only nested runs until a worker is free.
+      const draining =
+        this.spareWorkers() === 0 &&
+        this.ready.some((tenant) => !this.holdsWorker(tenant) && this.startable(tenant).length > 0)
+      let placed: { index: number; job: Job; worker: PoolWorker } | undefined
+      for (const [index, tenant] of this.ready.entries()) {
+        for (const job of this.startable(tenant)) {
+          const worker = this.workerFor(tenant, job.depth, draining)
+          if (worker) {
+            placed = { index, job, worker }
+            break
+          }
+        }
+        if (placed) break
+      }
+      if (!placed) return
+      const { index, job, worker } = placed
+      const tenant = job.tenant
+      this.ready.splice(index, 1)
+      level(tenant, job.depth).queue.shift()
+      if (waiting(tenant)) this.ready.push(tenant)
+      this.start(worker, job)
+    }
+  }
+
+  /** The first waiting run of each depth within the tenant's concurrency there, deepest first. */
+  private startable(tenant: Tenant): Job[] {
+    const jobs: Job[] = []
+    for (let depth = MAX_RUN_DEPTH; depth >= 1; depth--) {
+      const { queue, inFlight } = level(tenant, depth)
+      const job = queue[0]
+      if (job && inFlight < this.concurrentPerTenant) jobs.push(job)
+    }
+    return jobs
+  }
+
+  private holdsWorker(tenant: Tenant): boolean {
+    return this.workers.some((worker) => worker.tenant === tenant)
+  }
+
+  /** Workers without runs, and those the pool may still start. */
+  private spareWorkers(): number {
+    const idle = this.workers.filter((worker) => worker.flights.size === 0).length
+    return idle + this.workerCount - this.workers.length
+  }
+
+  /** The worker a run of `tenant` at `depth` starts on now, if any. */
+  private workerFor(tenant: Tenant, depth: number, draining: boolean): PoolWorker | undefined {
+    const own = this.workers.filter((worker) => worker.tenant === tenant)
+    const least = (workers: PoolWorker[]) =>
+      workers.reduce<PoolWorker | undefined>((a, b) => (a && a.flights.size <= b.flights.size ? a : b), undefined)
+    // A nested run: on a worker of its tenant, whatever its load (see the class's comment).
+    if (depth > 1 && own.length > 0) return least(own)
+    // A free worker, when the tenant holds none or taking it leaves one free for a tenant that holds none.
+    if (this.spareWorkers() >= (own.length > 0 ? 2 : 1)) {
+      return this.workers.find((worker) => worker.flights.size === 0) ?? this.spawn()
+    }
+    if (draining) return undefined
+    return least(own.filter((worker) => worker.topLevel < RUNS_PER_WORKER))
+  }
+
+  /** On an idle worker when there is one (compiles are short and belong to no tenant), else the least busy. */
+  private compileOn(compile: Compile) {
+    const idle = this.workers.find((worker) => worker.flights.size === 0)
+    const least = () => this.workers.reduce((a, b) => (b.flights.size < a.flights.size ? b : a))
+    const worker = idle ?? (this.workers.length < this.workerCount ? this.spawn() : least())
+    const id = this.nextId++
+    worker.compiles.set(id, compile)
+    this.post(worker, { type: 'compile', id, source: compile.source })
+  }
+
+  private spawn(): PoolWorker {
+    const segment = new SharedArrayBuffer(SEGMENT_SLOTS * Int32Array.BYTES_PER_ELEMENT)
+    const workerData: WorkerData = { memoryBytes: this.limits.memoryBytes, segment }
+    const thread = new Worker(WORKER_URL, { resourceLimits: { stackSizeMb: 4 }, workerData })
+    const worker: PoolWorker = {
+      thread,
+      flights: new Map(),
+      compiles: new Map(),
+      topLevel: 0,
+      ready: false,
+      wasmBytes: 0,
+      segment: new Int32Array(segment),
+    }
+    Atomics.store(worker.segment, SEGMENT_CANCEL, -1)
+    this.workers.push(worker)
+    thread.on('message', (message: FromWorker) => this.receive(worker, message))
+    // The exit that follows an error settles the worker's runs.
+    thread.on('error', () => {})
+    thread.on('exit', () => this.lost(worker, 'The script worker stopped'))
+    // An idle worker never keeps the process alive (unref after the listeners: a 'message' listener refs again).
+    thread.unref()
+    return worker
+  }
+
+  private start(worker: PoolWorker, job: Job) {
+    const id = this.nextId++
+    worker.tenant = job.tenant
+    if (job.depth === 1) worker.topLevel++
+    level(job.tenant, job.depth).inFlight++
+    const flight: Flight = { job, started: performance.now(), restCalls: 0, cancelled: false }
+    worker.flights.set(id, flight)
+    job.flight = { worker, id, flight }
+    if (worker.ready) this.watch(worker, flight)
+    this.watchdog.arm()
+    this.post(worker, { type: 'run', id, source: job.source, globals: job.globals, limits: job.limits })
+  }
+
+  /**
+   * The host no longer wants the run: a waiting one leaves its queue, never started; one in flight stops making
+   * REST.calls at once and its worker is told to end it (it ends `cancelled` when the worker says so, or is lost).
+   */
+  private cancel(job: Job) {
+    if (!job.flight) {
+      const { tenant } = job
+      const { queue } = level(tenant, job.depth)
+      queue.splice(queue.indexOf(job), 1)
+      if (!waiting(tenant)) this.ready.splice(this.ready.indexOf(tenant), 1)
+      this.forget(tenant)
+      job.resolve(cancelled())
+      // A tenant waiting for a worker may have been waiting with this run only.
+      this.dispatch()
+      return
+    }
+    const { worker, id, flight } = job.flight
+    flight.cancelled = true
+    job.ended.abort()
+    Atomics.store(worker.segment, SEGMENT_CANCEL, id)
+    this.post(worker, { type: 'cancel', id })
+  }
+
+  /** The watchdog saw run `id` stuck in guest code past its CPU limit: it ends `cpu`, its worker with it. */
+  private overran(worker: PoolWorker, id: number, elapsed: number) {
+    const flight = worker.flights.get(id)
+    if (!flight) return
+    this.settle(worker, id, flight, {
+      status: 'error',
+      error: { kind: 'cpu', message: `The script used more than ${flight.job.limits.cpuMs} ms of CPU time` },
+      logs: [],
+      durationMs: round(performance.now() - flight.started),
+      cpuMs: round(elapsed),
+      restCalls: Math.min(flight.restCalls, flight.job.limits.restCalls),
+    })
+    void this.terminate(worker, 'The script worker was stopped: another run of this tenant overran its CPU limit', true)
+  }
+
+  private watch(worker: PoolWorker, flight: Flight) {
+    flight.stuck = stuckTimer(flight.job.limits.wallMs, () => {
+      void this.terminate(worker, 'The script worker stopped answering')
+    })
+  }
+
+  private post(worker: PoolWorker, message: ToWorker) {
+    // A worker with work keeps the process alive until the work ends (within its wall limit).
+    if (message.type !== 'rest') worker.thread.ref()
+    worker.thread.postMessage(message)
+  }
+
+  private receive(worker: PoolWorker, message: FromWorker) {
+    switch (message.type) {
+      case 'ready':
+        worker.ready = true
+        for (const flight of worker.flights.values()) this.watch(worker, flight)
+        return
+      case 'rest': {
+        const flight = worker.flights.get(message.id)
+        if (!flight) return
+        flight.restCalls++
+        this.rest(worker, message, flight.job)
+        return
+      }
+      case 'compiled':
+        worker.compiles.get(message.id)?.resolve(message.result)
+        worker.compiles.delete(message.id)
+        break
+      case 'done': {
+        const flight = worker.flights.get(message.id)
+        if (!flight) return
+        this.settle(worker, message.id, flight, {
+          ...this.outcome(message.outcome),
+          logs: message.logs,
+          durationMs: round(message.durationMs),
+          cpuMs: round(message.cpuMs),
+          restCalls: message.restCalls,
+        })
+        worker.wasmBytes = message.wasmBytes
+        break
+      }
+    }
+    if (worker.flights.size === 0 && worker.compiles.size === 0) worker.thread.unref()
+    this.dispatch()
+  }
+
+  private outcome(outcome: WorkerOutcome) {
+    if (outcome.status !== 'ok') return outcome
+    // The guest's JSON is parsed, never evaluated: `__proto__` keys stay plain own properties.
+    return { status: 'ok' as const, result: outcome.result === undefined ? undefined : JSON.parse(outcome.result) }
+  }
+
+  private rest(worker: PoolWorker, message: Extract<FromWorker, { type: 'rest' }>, job: Job) {
+    const { id, call } = message
+    // A cancelled run's worker is ending it: its calls never start.
+    if (job.ended.signal.aborted) return
+    const answer = (reply: { answer: string } | { error: string }) => {
+      if (worker.flights.has(id)) this.post(worker, { type: 'rest', id, call, ...reply })
+    }
+    Promise.resolve()
+      .then(() =>
+        job.rest(
+          {
+            endpoint: message.endpoint,
+            method: message.method,
+            headers: headersFrom(message.headers),
+            ...(message.body === undefined ? {} : { body: JSON.parse(message.body) }),
+          },
+          job.ended.signal,
+        ),
+      )
+      .then(
+        ({ status, headers, body }) => answer({ answer: JSON.stringify({ status, headers, body }) }),
+        (error: unknown) => answer({ error: error instanceof Error ? error.message : String(error) }),
+      )
+      .catch((error: unknown) => answer({ error: error instanceof Error ? error.message : String(error) }))
+  }
+
+  /** The run ended: its slots are free, and a cancelled run ends `cancelled` whatever stopped it. */
+  private settle(worker: PoolWorker, id: number, flight: Flight, outcome: RunOutcome) {
+    this.leave(worker, id, flight)
+    const { job } = flight
+    this.forget(job.tenant)
+    if (!flight.cancelled) return job.resolve(outcome)
+    const { logs, durationMs, cpuMs, restCalls } = outcome
+    job.resolve({ ...cancelled(), logs, durationMs, cpuMs, restCalls })
+  }
+
+  /** Takes a run off its worker; a worker left without runs hosts no tenant. */
+  private leave(worker: PoolWorker, id: number, flight: Flight) {
+    clearTimeout(flight.stuck)
+    worker.flights.delete(id)
+    const { job } = flight
+    job.flight = undefined
+    level(job.tenant, job.depth).inFlight--
+    if (job.depth === 1) worker.topLevel--
+    if (worker.flights.size === 0) worker.tenant = undefined
+  }
+
+  /** A tenant with nothing waiting or in flight is dropped. */
+  private forget(tenant: Tenant) {
+    if (tenant.levels.every(({ queue, inFlight }) => queue.length === 0 && inFlight === 0)) {
+      this.tenants.delete(tenant.name)
+    }
+  }
+
+  private crash(message: string): RunOutcome {
+    return { status: 'error', error: { kind: 'crash', message }, ...noStats() }
+  }
+
+  /**
+   * A worker gone (died, stuck, stopped by the watchdog, closed): its runs (all of one tenant) end as crashes and
+   * the pool may start another. When the watchdog stopped it (the culprit already settled), runs that made no
+   * REST.call yet had no effect (they were still waiting for the thread) and are queued again. Its compiles (pure)
+   * are sent again once.
+   */
+  private lost(worker: PoolWorker, message: string, requeue = false) {
+    const index = this.workers.indexOf(worker)
+    if (index === -1) return
+    this.workers.splice(index, 1)
+    for (const [id, flight] of worker.flights) {
+      if (requeue && flight.restCalls === 0 && !flight.cancelled) {
+        this.requeue(worker, id, flight)
+        continue
+      }
+      this.settle(worker, id, flight, {
+        ...this.crash(message),
+        durationMs: round(performance.now() - flight.started),
+      })
+    }
+    for (const compile of worker.compiles.values()) {
+      if (this.closed || compile.retried) compile.resolve({ ok: false, message })
+      else this.compileOn({ ...compile, retried: true })
+    }
+    worker.compiles.clear()
+    this.dispatch()
+  }
+
+  /** Puts a run back at the head of its tenant's queue. */
+  private requeue(worker: PoolWorker, id: number, flight: Flight) {
+    this.leave(worker, id, flight)
+    const { tenant } = flight.job
+    if (!waiting(tenant)) this.ready.push(tenant)
+    level(tenant, flight.job.depth).queue.unshift(flight.job)
+  }
+
+  private async terminate(worker: PoolWorker, message: string, requeue = false) {
+    this.lost(worker, message, requeue)
+    await worker.thread.terminate()
+  }
+}
+
+const level = (tenant: Tenant, depth: number) => tenant.levels[depth - 1] as Level
+
+const waiting = (tenant: Tenant) => tenant.levels.some(({ queue }) => queue.length > 0)
+
+const cancelled = (): RunOutcome => ({
+  status: 'error',
+  error: { kind: 'cancelled', message: 'The run was cancelled: its caller no longer waits for it' },
+  ...noStats(),
+})
+
+const round = (ms: number) => Math.round(ms * 1000) / 1000
