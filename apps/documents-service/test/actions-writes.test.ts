@@ -222,3 +222,23 @@ t.test("an after-write job runs the source of its write's time, not one saved si
   }, 'the next write')
   t.match(later, { attempt: 1, logs: [{ message: 'v2' }] }, 'a write made since runs the new source')
 })
+
+t.test('the documented discount, clicked 8 times at once on 8 orders: every run succeeds (no deadlock)', async (t) => {
+  // More clicks than an environment's run slots (4): each parent waits on a PATCH whose before-write action
+  // needs a slot one level deeper.
+  const { server, as } = await build(t)
+  await createDefinition(server, as.admin, {
+    name: 'orders',
+    fields: { total: { type: 'number', required: true } },
+    actions: [CHECK_TOTAL, DISCOUNT],
+  })
+  const orders = await Promise.all(
+    Array.from({ length: 8 }, () => createDocument(server, as.member, 'orders', { total: 120 })),
+  )
+  const clicks = await Promise.all(orders.map((order) => runAction(server, as.member, 'orders', order._id, 'discount')))
+  t.same(
+    clicks.map((click) => click.statusCode),
+    orders.map(() => 200),
+  )
+  for (const order of orders) t.equal((await getDocument(server, as.member, 'orders', order._id)).total, 108)
+})
