@@ -5,7 +5,7 @@ import { Readable } from 'node:stream'
 import { pipeline } from 'node:stream/promises'
 import { checkKey } from './check-key.js'
 import { checkRange } from './check-range.js'
-import { FileNotFoundError } from './errors.js'
+import { FileNotFoundError, FileStoreFullError, isOutOfSpace } from './errors.js'
 import { exactSize } from './exact-size.js'
 import type { FileInfo, FileStore } from './port.js'
 
@@ -18,6 +18,10 @@ const FILE_MODE = 0o600
 function isMissing(error: unknown): boolean {
   return error instanceof Error && 'code' in error && error.code === 'ENOENT'
 }
+
+/** A write the disk had no room for, as the port says it; other errors as they are. */
+const writeError = (error: unknown): unknown =>
+  isOutOfSpace(error) ? new FileStoreFullError('the disk holding the files is full', { cause: error }) : error
 
 async function readInfo(handle: FileHandle): Promise<FileInfo> {
   const { size: total } = await handle.stat()
@@ -85,7 +89,7 @@ export async function openLocalStore(dataDir: string): Promise<FileStore> {
       } catch (error) {
         await handle.close().catch(() => undefined)
         await rm(temp, { force: true })
-        throw error
+        throw writeError(error)
       }
     },
 
@@ -131,12 +135,13 @@ export async function openLocalStore(dataDir: string): Promise<FileStore> {
       const temp = join(tmp, randomUUID())
       try {
         await copyFile(pathOf(fromKey), temp)
+        // The copy has its source's mode, which a file stored before modes were set has looser.
+        await chmod(temp, FILE_MODE)
+        await place(temp, toKey)
       } catch (error) {
-        throw isMissing(error) ? new FileNotFoundError(fromKey) : error
+        await rm(temp, { force: true })
+        throw isMissing(error) ? new FileNotFoundError(fromKey) : writeError(error)
       }
-      // The copy has its source's mode, which a file stored before modes were set has looser.
-      await chmod(temp, FILE_MODE)
-      await place(temp, toKey)
       return info
     },
 
