@@ -1,5 +1,5 @@
 import { constants } from 'node:os'
-import t from 'tap'
+import t, { type Test } from 'tap'
 import * as lmdb from 'lmdb'
 import { newObjectId, openEmbeddedStore, type StoredRecord } from '../src/index.js'
 
@@ -18,7 +18,7 @@ function failedCommit(): Promise<never> {
 }
 
 /** The embedded store on lmdb whose commits fail as on a full disk while `full` is set. */
-async function fillableStore(t: Tap.Test) {
+async function fillableStore(t: Test) {
   let full = false
   const engine = await t.mockImport<typeof import('../src/embedded/engine.js')>('../src/embedded/engine.js', {
     lmdb: {
