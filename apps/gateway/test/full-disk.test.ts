@@ -89,3 +89,18 @@ t.test(
     for (const record of stored) t.ok(await w.resources.files.exists(record._id), `${record._id}: its file exists`)
   },
 )
+
+t.test('a full disk does not reopen a spent sign-in budget', async (t) => {
+  let full = false
+  const w = await world(t, { QUIRE_LOGIN_MAX_FAILURES_PER_ACCOUNT: '2' }, (real) => ({
+    ...real,
+    store: fillable(real.store, () => full),
+  }))
+  const login = (password: string) =>
+    w.server.inject({ method: 'POST', url: '/auth/login', payload: { username: ADMIN.username, password } })
+  for (let i = 0; i < 2; i++) t.equal((await login('wrong password')).statusCode, 401)
+  full = true
+  const right = await login(ADMIN.password)
+  t.equal(right.statusCode, 429, 'the spent budget still refuses, the right password too', { body: right.body })
+  t.match(right.json(), { ...ENVELOPE, error: 'rate_limited' })
+})

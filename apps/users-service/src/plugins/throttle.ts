@@ -12,8 +12,9 @@ interface Budget {
 export interface Throttle {
   /**
    * Reserves one attempt of every budget, atomically in the shared store, BEFORE the work it guards: of N
-   * concurrent attempts with `max` left, exactly `max` get through. Returns null when reserved, else the seconds
-   * until the earliest window that refused ends (then nothing stays reserved).
+   * concurrent attempts with `max` left, exactly `max` get through. Returns null when reserved (or let through
+   * uncounted on a full disk), else the seconds until the earliest window that refused ends (then nothing stays
+   * reserved).
    */
   reserve(budgets: readonly Budget[], windowSeconds: number): Promise<number | null>
   /** Gives back one reserved attempt (a success that must not count against its budget). */
@@ -35,11 +36,6 @@ declare module 'fastify' {
 }
 
 /**
- * Fixed-window counters in the shared store, so every replica of the service counts together (an in-memory limiter
- * would give each process its own budget). The port has no `$inc`, so each change is a compare-and-set on the
- * count read: a lost race means another attempt was counted, so a reservation retries at most about `max` times.
- */
-/**
  * A write giving attempts back, skipped when the disk is full (`StoreFullError`, resolving true): the count stays,
  * which errs on the side of refusing.
  */
@@ -52,6 +48,11 @@ async function unlessFull(write: () => Promise<unknown>): Promise<unknown> {
   }
 }
 
+/**
+ * Fixed-window counters in the shared store, so every replica of the service counts together (an in-memory limiter
+ * would give each process its own budget). The port has no `$inc`, so each change is a compare-and-set on the
+ * count read: a lost race means another attempt was counted, so a reservation retries at most about `max` times.
+ */
 function throttle({ store, now: clock }: ThrottleOptions): Throttle {
   const counters = COLLECTIONS.throttles.in(store)
 
