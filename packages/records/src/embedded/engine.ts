@@ -374,6 +374,7 @@ export class Engine {
 
   async #write<R>(work: () => R): Promise<R> {
     let outcome: { ok: true; value: R } | { ok: false; error: unknown } | undefined
+    let failedCommit: { error: unknown } | undefined
     try {
       await this.#env.transaction(() => {
         try {
@@ -386,17 +387,17 @@ export class Engine {
           this.#inWork = false
         }
       })
-      // With lmdb's (default) overlapping sync, the transaction promise resolves once the batch is committed
-      // and visible; `flushed` resolves once it is on disk.
-      await this.#env.flushed
     } catch (error) {
-      // The batch's commit failed (a full disk): lmdb aborted it whole, and the environment takes the next one.
-      throw await writeFailure(error, this.#path)
-    } finally {
-      // A read while the batch ran cached the meta as it was before: committed now (or not), what is stored shows.
-      for (const name of this.#changedMeta) this.#metaCache.delete(name)
-      this.#changedMeta.clear()
+      failedCommit = { error }
     }
+    // A read while the batch ran cached the meta as it was before: committed now (or not), what is stored shows.
+    for (const name of this.#changedMeta) this.#metaCache.delete(name)
+    this.#changedMeta.clear()
+    // The batch's commit failed (a full disk): lmdb aborted it whole, and the environment takes the next one.
+    if (failedCommit) throw await writeFailure(failedCommit.error, this.#path)
+    // With lmdb's (default) overlapping sync, the transaction promise resolves once the batch is committed
+    // and visible; `flushed` resolves once it is on disk.
+    await this.#env.flushed
     const settled = outcome as typeof outcome | undefined
     if (!settled) throw new RecordsError('the write did not run')
     if (!settled.ok) throw await writeFailure(settled.error, this.#path)
