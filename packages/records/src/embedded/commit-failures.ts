@@ -51,19 +51,22 @@ async function nearlyFull(path: string): Promise<boolean> {
 let guarded = false
 
 /**
- * A failed commit also rejects promises no caller holds (lmdb's batch start, and `commitError` until a write's
- * failure reads it: kriszyp/lmdb-js#368); unhandled, Node would end the process for a refused write. This listener
+ * A failed commit also rejects promises no caller holds (lmdb's batch start, then `commitError` unless a write's
+ * failure read it: kriszyp/lmdb-js#368); unhandled, Node would end the process for a refused write. This listener
  * drops those, since every write of the batch is rejected on its own; any other rejection is thrown as Node does
  * when nothing listens, unless another listener is there to decide.
  */
 export function guardCommitFailures(): void {
   if (guarded) return
   guarded = true
-  process.on('unhandledRejection', (reason) => {
+  // Node reports `commitError` next even when a handler is added while it reports the batch start.
+  const causes = new WeakSet<Promise<unknown>>()
+  process.on('unhandledRejection', (reason, promise) => {
     if (isCommitFailed(reason)) {
-      reason.commitError.catch(() => undefined)
+      causes.add(reason.commitError)
       return
     }
+    if (causes.has(promise)) return
     if (process.listenerCount('unhandledRejection') === 1) throw reason
   })
 }
