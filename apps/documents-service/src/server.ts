@@ -1,7 +1,7 @@
 import { loadKeyPair } from '@quire/auth'
 import { openFileStore } from '@quire/files'
 import { openRecordStore } from '@quire/records'
-import { createServer, loadConfig, mountService, openApiPlugin, startServer } from '@quire/service-kit'
+import { createServer, diskSpaceCheck, loadConfig, mountService, openApiPlugin, startServer } from '@quire/service-kit'
 import { ConfigSchema, s3Options } from './config.js'
 import { RECORDS_COMPRESSION_DICTIONARY, service } from './service.js'
 
@@ -32,6 +32,7 @@ server.addHook('onClose', async () => {
 })
 server.addReadinessCheck('records', () => store.ping())
 server.addReadinessCheck('files', () => files.ping())
+server.addReadinessCheck('disk', diskSpaceCheck(config.QUIRE_DATA_DIR, config.QUIRE_MIN_FREE_DISK_MB))
 await server.register(openApiPlugin, { title: 'Quire documents service' })
 await mountService(server, service, { store, files, keys, config })
 await startServer(server, config.QUIRE_PORT, config.QUIRE_HOST)

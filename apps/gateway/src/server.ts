@@ -2,7 +2,7 @@ import { loadKeyPair } from '@quire/auth'
 import { RECORDS_COMPRESSION_DICTIONARY, s3Options } from '@quire/documents-service'
 import { openFileStore } from '@quire/files'
 import { openRecordStore, tightenDataDir } from '@quire/records'
-import { createServer, loadConfig, startServer } from '@quire/service-kit'
+import { createServer, diskSpaceCheck, loadConfig, startServer } from '@quire/service-kit'
 import { app, upstreamsFrom, type LocalResources } from './app.js'
 import { ConfigSchema } from './config.js'
 
@@ -44,6 +44,7 @@ if (Object.values(upstreams).includes('local')) {
   })
   server.addReadinessCheck('records', () => store.ping())
   server.addReadinessCheck('files', () => files.ping())
+  server.addReadinessCheck('disk', diskSpaceCheck(config.QUIRE_DATA_DIR, config.QUIRE_MIN_FREE_DISK_MB))
 }
 await server.register(app, { config, upstreams, local })
 await startServer(server, config.QUIRE_PORT, config.QUIRE_HOST)

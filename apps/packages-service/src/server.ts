@@ -1,6 +1,6 @@
 import { loadKeyPair } from '@quire/auth'
 import { openRecordStore } from '@quire/records'
-import { createServer, loadConfig, mountService, openApiPlugin, startServer } from '@quire/service-kit'
+import { createServer, diskSpaceCheck, loadConfig, mountService, openApiPlugin, startServer } from '@quire/service-kit'
 import { ConfigSchema } from './config.js'
 import { service } from './service.js'
 
@@ -25,6 +25,7 @@ const server = createServer({
 })
 server.addHook('onClose', () => store.close())
 server.addReadinessCheck('records', () => store.ping())
+server.addReadinessCheck('disk', diskSpaceCheck(config.QUIRE_DATA_DIR, config.QUIRE_MIN_FREE_DISK_MB))
 await server.register(openApiPlugin, { title: 'Quire packages service' })
 await mountService(server, service, { store, keys, config })
 await startServer(server, config.QUIRE_PORT, config.QUIRE_HOST)

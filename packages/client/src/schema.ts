@@ -807,6 +807,7 @@ export interface components {
         | 'internal_error'
         | 'service_unavailable'
         | 'scripts_busy'
+        | 'insufficient_storage'
       description: string
       userDescription: string
       message: string

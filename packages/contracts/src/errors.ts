@@ -32,6 +32,7 @@ export const ERROR_STATUS = {
   internal_error: 500,
   service_unavailable: 503,
   scripts_busy: 503,
+  insufficient_storage: 507,
 } as const
 
 export type ErrorCode = keyof typeof ERROR_STATUS
@@ -75,4 +76,5 @@ export const USER_DESCRIPTIONS: Readonly<Record<ErrorCode, string>> = {
   internal_error: 'Something went wrong on our side; please try again later',
   service_unavailable: 'The service is busy or unavailable; please try again in a moment',
   scripts_busy: 'Too many actions are running right now; please try again in a moment',
+  insufficient_storage: 'The server is out of storage space, so nothing was saved; please tell an administrator',
 }

@@ -17,7 +17,7 @@ import { Readable } from 'node:stream'
 import { pipeline } from 'node:stream/promises'
 import { checkKey } from './check-key.js'
 import { checkRange } from './check-range.js'
-import { FileNotFoundError, InvalidKeyError } from './errors.js'
+import { FileNotFoundError, FileStoreFullError, InvalidKeyError, isOutOfSpace } from './errors.js'
 import { exactSize } from './exact-size.js'
 import type { FileInfo, FileStore, ListedFile } from './port.js'
 
@@ -34,6 +34,10 @@ const LISTED_FOLDER = /^(?:[0-9a-f]{2}|tmp)$/
 function isMissing(error: unknown): boolean {
   return error instanceof Error && 'code' in error && error.code === 'ENOENT'
 }
+
+/** A write the disk had no room for, as the port says it; other errors as they are. */
+const writeError = (error: unknown): unknown =>
+  isOutOfSpace(error) ? new FileStoreFullError('the disk holding the files is full', { cause: error }) : error
 
 async function readInfo(handle: FileHandle): Promise<FileInfo> {
   const { size: total } = await handle.stat()
@@ -125,7 +129,7 @@ export async function openLocalStore(dataDir: string): Promise<FileStore> {
       } catch (error) {
         await handle.close().catch(() => undefined)
         await rm(temp, { force: true })
-        throw error
+        throw writeError(error)
       }
     },
 
@@ -171,12 +175,13 @@ export async function openLocalStore(dataDir: string): Promise<FileStore> {
       const temp = join(tmp, randomUUID())
       try {
         await copyFile(pathOf(fromKey), temp)
+        // The copy has its source's mode, which a file stored before modes were set has looser.
+        await chmod(temp, FILE_MODE)
+        await place(temp, toKey)
       } catch (error) {
-        throw isMissing(error) ? new FileNotFoundError(fromKey) : error
+        await rm(temp, { force: true })
+        throw isMissing(error) ? new FileNotFoundError(fromKey) : writeError(error)
       }
-      // The copy has its source's mode, which a file stored before modes were set has looser.
-      await chmod(temp, FILE_MODE)
-      await place(temp, toKey)
       return info
     },
 

@@ -1,6 +1,6 @@
 import { Client, CopyDestinationOptions, CopySourceOptions, S3Error, type BucketItem } from 'minio'
 import { checkKey } from './check-key.js'
-import { FileNotFoundError, FileStoreUnavailableError } from './errors.js'
+import { FileNotFoundError, FileStoreFullError, FileStoreUnavailableError } from './errors.js'
 import { exactSize } from './exact-size.js'
 import { checkRange } from './check-range.js'
 import type { FileInfo, FileStore, ListedFile } from './port.js'
@@ -22,6 +22,14 @@ const BUCKET_EXISTS_CODES = new Set(['BucketAlreadyOwnedByYou', 'BucketAlreadyEx
 function isMissing(error: unknown): boolean {
   return error instanceof S3Error && typeof error.code === 'string' && MISSING_CODES.has(error.code)
 }
+
+/** MinIO's answers to a write its drives or the bucket's quota have no room for. */
+const FULL_CODES = new Set(['XMinioStorageFull', 'XMinioAdminBucketQuotaExceeded'])
+
+const writeError = (error: unknown): unknown =>
+  error instanceof S3Error && typeof error.code === 'string' && FULL_CODES.has(error.code)
+    ? new FileStoreFullError('the bucket has no room for the file', { cause: error })
+    : error
 
 /**
  * Creates the bucket when missing. Replicas starting together race here: whoever loses is told the bucket
@@ -81,7 +89,11 @@ export async function openMinioStore(options: S3Options): Promise<FileStore> {
       // A short or long source fails the upload before the object is completed, so nothing is stored.
       const checked = source.pipe(exactSize(size))
       source.once('error', (error) => checked.destroy(error))
-      await client.putObject(bucket, key, checked, size, { 'Content-Type': contentType })
+      try {
+        await client.putObject(bucket, key, checked, size, { 'Content-Type': contentType })
+      } catch (error) {
+        throw writeError(error)
+      }
       return statOrThrow(key)
     },
 
@@ -108,10 +120,14 @@ export async function openMinioStore(options: S3Options): Promise<FileStore> {
     async copy(fromKey, toKey) {
       checkKey(toKey)
       await statOrThrow(fromKey)
-      await client.copyObject(
-        new CopySourceOptions({ Bucket: bucket, Object: fromKey }),
-        new CopyDestinationOptions({ Bucket: bucket, Object: toKey }),
-      )
+      try {
+        await client.copyObject(
+          new CopySourceOptions({ Bucket: bucket, Object: fromKey }),
+          new CopyDestinationOptions({ Bucket: bucket, Object: toKey }),
+        )
+      } catch (error) {
+        throw writeError(error)
+      }
       return statOrThrow(toKey)
     },
 

@@ -86,3 +86,56 @@ t.test('list names the temp files of writes that never completed; removeListed s
   }
   t.equal(await readFile(join(dir, 'outside'), 'utf8'), 'keep')
 })
+
+t.test(
+  'a full disk: put and copy reject with FileStoreFullError, keep nothing, and work again once there is room',
+  async (t) => {
+    const fs = await import('node:fs/promises')
+    let full = false
+    const enospc = (syscall: string) =>
+      Object.assign(new Error(`ENOSPC: no space left on device, ${syscall}`), { code: 'ENOSPC', syscall })
+    const { openLocalStore } = await t.mockImport<typeof import('../src/local-store.js')>('../src/local-store.js', {
+      'node:fs/promises': {
+        ...fs,
+        open: async (...args: Parameters<typeof fs.open>) => {
+          const handle = await fs.open(...args)
+          const write = handle.write.bind(handle) as (chunk: Buffer) => Promise<unknown>
+          // The disk fills up in the middle of the file: the first bytes land, the next write is refused.
+          Object.assign(handle, {
+            write: async (chunk: Buffer) => {
+              if (full) {
+                await write(chunk.subarray(0, 1))
+                throw enospc('write')
+              }
+              return write(chunk)
+            },
+          })
+          return handle
+        },
+        copyFile: async (from: string, to: string) => {
+          if (!full) return fs.copyFile(from, to)
+          await fs.writeFile(to, 'part')
+          throw enospc('copyfile')
+        },
+      },
+    })
+    const dir = t.testdir()
+    const store = await openLocalStore(dir)
+    t.teardown(() => store.close())
+    const put = (key: string) =>
+      store.put(key, Readable.from([Buffer.from('hello')]), { size: 5, contentType: 'text/plain' })
+    await put('a')
+
+    full = true
+    await t.rejects(put('b'), { name: 'FileStoreFullError', statusCode: 507 })
+    await t.rejects(store.copy('a', 'c'), { name: 'FileStoreFullError', statusCode: 507 })
+    t.same(await readdir(join(dir, 'files', 'tmp')), [], 'no part of either file is left')
+    t.equal(await store.stat('b'), null)
+    t.equal(await store.stat('c'), null)
+    t.equal((await store.stat('a'))?.size, 5, 'what was stored before is still there')
+
+    full = false
+    t.equal((await put('b')).size, 5)
+    t.equal((await store.copy('a', 'c')).size, 5)
+  },
+)

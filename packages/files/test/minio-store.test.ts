@@ -1,3 +1,6 @@
+import { once } from 'node:events'
+import { createServer } from 'node:http'
+import type { AddressInfo } from 'node:net'
 import { Readable } from 'node:stream'
 import t from 'tap'
 import S3rver from 's3rver'
@@ -75,3 +78,40 @@ else {
     )
   })
 }
+
+t.test("MinIO's storage-full answers reject put and copy with FileStoreFullError", async (t) => {
+  // The bucket exists; every write is answered as MinIO does when its drives are under their free-space floor.
+  const server = createServer((request, response) => {
+    request.resume()
+    if (request.method === 'HEAD') {
+      response.writeHead(200).end()
+      return
+    }
+    response.writeHead(507, { 'content-type': 'application/xml' })
+    response.end(
+      '<?xml version="1.0" encoding="UTF-8"?><Error><Code>XMinioStorageFull</Code>' +
+        '<Message>Storage backend has reached its minimum free drive threshold.</Message></Error>',
+    )
+  })
+  server.listen(0, '127.0.0.1')
+  await once(server, 'listening')
+  t.teardown(() => server.close())
+  const { port } = server.address() as AddressInfo
+  const store = await openFileStore({
+    dataDir: t.testdirName,
+    s3: {
+      endPoint: '127.0.0.1',
+      port,
+      useSSL: false,
+      accessKey: 'k',
+      secretKey: 's',
+      bucket: 'quire-full',
+      region: 'us-east-1',
+    },
+  })
+  await t.rejects(store.put('a', Readable.from([Buffer.from('hello')]), { size: 5, contentType: 'text/plain' }), {
+    name: 'FileStoreFullError',
+    statusCode: 507,
+  })
+  await t.rejects(store.copy('a', 'b'), { name: 'FileStoreFullError', statusCode: 507 })
+})

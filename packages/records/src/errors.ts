@@ -52,3 +52,12 @@ export class StoreUnavailableError extends RecordsError {
   override name = 'StoreUnavailableError'
   readonly statusCode = 503
 }
+
+/**
+ * The store cannot grow: its disk or quota is full (ENOSPC, EDQUOT) or lmdb's map is (MDB_MAP_FULL). The write
+ * left nothing behind; `statusCode` lets an HTTP error handler answer 507 without knowing this package.
+ */
+export class StoreFullError extends RecordsError {
+  override name = 'StoreFullError'
+  readonly statusCode = 507
+}

@@ -78,6 +78,11 @@ export const CommonConfigSchema = Type.Object({
     default: './data',
     description: 'Embedded storage (records, local files, generated JWT keys) lives here.',
   }),
+  QUIRE_MIN_FREE_DISK_MB: Type.Integer({
+    minimum: 0,
+    default: 64,
+    description: 'GET /ready answers 503 while the disk of QUIRE_DATA_DIR has less free space than this (MB); 0 = off.',
+  }),
   QUIRE_MONGO_URL: Type.Optional(
     Type.String({
       pattern: '^mongodb(\\+srv)?://',

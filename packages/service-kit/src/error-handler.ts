@@ -25,7 +25,7 @@ const FASTIFY_CODES: Record<string, ErrorCode> = {
   FST_ERR_CTP_INVALID_TYPE: 'unsupported_media_type',
 }
 
-/** Statuses other plugins (rate limit, multipart, under-pressure) answer with, and their codes. */
+/** Statuses other plugins (rate limit, multipart, under-pressure) and stores' errors carry, and their codes. */
 const STATUS_CODES: Record<number, ErrorCode> = {
   400: 'validation_error',
   401: 'unauthorized',
@@ -36,6 +36,13 @@ const STATUS_CODES: Record<number, ErrorCode> = {
   415: 'unsupported_media_type',
   429: 'rate_limited',
   503: 'service_unavailable',
+  507: 'insufficient_storage',
+}
+
+/** What a server error a store's own error maps to says: its message is for the log, not for the client. */
+const SERVER_DESCRIPTIONS: Partial<Record<ErrorCode, string>> = {
+  service_unavailable: 'The service is temporarily unavailable',
+  insufficient_storage: 'The server has no room left to store this; nothing was saved',
 }
 
 function describe(error: FastifyError): { status: number; body: ErrorBody } {
@@ -51,7 +58,8 @@ function describe(error: FastifyError): { status: number; body: ErrorBody } {
   const code =
     byCode ?? (status >= 400 && status < 500 ? (STATUS_CODES[status] ?? 'validation_error') : STATUS_CODES[status])
   if (code && status < 500) return { status, body: errorBody(code, error.message) }
-  if (code === 'service_unavailable') return { status, body: errorBody(code, 'The service is temporarily unavailable') }
+  const description = code && SERVER_DESCRIPTIONS[code]
+  if (code && description) return { status, body: errorBody(code, description) }
   return { status: 500, body: errorBody('internal_error', 'An unexpected error occurred') }
 }
 

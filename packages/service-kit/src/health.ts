@@ -5,6 +5,11 @@ import { fail } from './api-error.js'
 
 export type ReadinessCheck = () => Promise<void>
 
+/** A check's failure whose message `/ready` may show: it says what to fix and holds nothing secret. */
+export class NotReadyError extends Error {
+  override name = 'NotReadyError'
+}
+
 declare module 'fastify' {
   interface FastifyInstance {
     /** Registers a dependency `/ready` must reach (a store, a bucket); names show in its answer. */
@@ -35,7 +40,12 @@ export function installHealth(app: FastifyInstance): void {
   app.get('/ready', { schema: { hide: true, response: { 200: ReadySchema } } }, async (request) => {
     const names = [...checks.keys()]
     const results = await Promise.allSettled([...checks.values()].map((check) => check()))
-    const failed = names.filter((_, i) => results[i]?.status === 'rejected')
+    const failed = names.flatMap((name, i) => {
+      const result = results[i]
+      if (result?.status !== 'rejected') return []
+      // Other checks' errors (a store's, a bucket's) may name hosts or paths: only their names are shown.
+      return [result.reason instanceof NotReadyError ? `${name} (${result.reason.message})` : name]
+    })
     if (failed.length > 0) {
       request.log.warn({ failed }, 'not ready')
       throw fail('service_unavailable', `Not ready: ${failed.join(', ')}`)

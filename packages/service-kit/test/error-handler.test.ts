@@ -97,6 +97,19 @@ t.test('unexpected errors are 500 internal_error and leak nothing', async (t) =>
   t.notMatch(res.body, /ECONNREFUSED|hunter2|27017|at /)
 })
 
+t.test("a store's full disk is 507 insufficient_storage, its message kept for the log", async (t) => {
+  const app = build()
+  app.post('/full', async () => {
+    throw Object.assign(new Error('the disk holding the store is full: /srv/quire/data'), { statusCode: 507 })
+  })
+  const res = await app.inject({ method: 'POST', url: '/full' })
+  t.equal(res.statusCode, 507)
+  t.same(Object.keys(res.json()).sort(), ENVELOPE_KEYS)
+  t.equal(res.json().error, 'insufficient_storage')
+  t.equal(res.json().userDescription, USER_DESCRIPTIONS.insufficient_storage)
+  t.notMatch(res.body, /srv|quire\/data/)
+})
+
 t.test('unknown routes are 404 not_found; every answer has a request id', async (t) => {
   const res = await build().inject({ method: 'DELETE', url: '/nowhere?x=1' })
   t.equal(res.statusCode, 404)

@@ -4,6 +4,7 @@ import { rm } from 'node:fs/promises'
 import { join } from 'node:path'
 import { Transform, type Readable } from 'node:stream'
 import { pipeline } from 'node:stream/promises'
+import { isOutOfSpace } from '@quire/files'
 import { fail } from '@quire/service-kit'
 
 export interface Spooled {
@@ -29,7 +30,7 @@ const isPrematureClose = (error: unknown): boolean =>
 /**
  * Streams `source` into a new temp file under `dir`, counting and hashing on the way, so the file store
  * later gets a known size and no upload is ever held in memory. Rejects with 413 the moment more than
- * `limit` bytes have arrived; on any failure the temp file is gone.
+ * `limit` bytes have arrived, with 507 when the disk is full; on any failure the temp file is gone.
  */
 export async function spool(source: Readable, dir: string, limit: number, fileName: string): Promise<Spooled> {
   // The parser destroys a part the body ended inside of, possibly before it is read here.
@@ -58,7 +59,11 @@ export async function spool(source: Readable, dir: string, limit: number, fileNa
     await pipeline(source, meter, createWriteStream(path, { flags: 'wx', mode: 0o600 }))
   } catch (error) {
     await rm(path, { force: true })
-    throw isPrematureClose(error) ? cutShort(fileName) : error
+    if (isPrematureClose(error)) throw cutShort(fileName)
+    if (isOutOfSpace(error)) {
+      throw fail('insufficient_storage', `No room left in the upload folder for file "${fileName}"`)
+    }
+    throw error
   }
   return { path, size, sha256: hash.digest('hex') }
 }

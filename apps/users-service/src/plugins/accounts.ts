@@ -1,7 +1,7 @@
 import fp from 'fastify-plugin'
 import type { FastifyInstance } from 'fastify'
 import type { Caller, Scope } from '@quire/auth'
-import { newObjectId, type RecordStore } from '@quire/records'
+import { newObjectId, StoreFullError, type RecordStore } from '@quire/records'
 import { COLLECTIONS, type UserRecord } from '../collections.js'
 import { fail } from '@quire/service-kit'
 import { RetryLater } from '../lib/fail.js'
@@ -173,7 +173,12 @@ function accounts(
         )
       }
       await settle(account, address, true)
-      await users.updateOne({ _id: user._id }, { $set: { lastLogin: new Date().toISOString() } })
+      try {
+        await users.updateOne({ _id: user._id }, { $set: { lastLogin: new Date().toISOString() } })
+      } catch (err) {
+        // A full disk does not stop signing in: `lastLogin` stays as it was.
+        if (!(err instanceof StoreFullError)) throw err
+      }
       return { userId: user._id }
     },
 

@@ -1,6 +1,6 @@
 import fp from 'fastify-plugin'
 import type { FastifyInstance } from 'fastify'
-import { DuplicateKeyError, type RecordStore } from '@quire/records'
+import { DuplicateKeyError, StoreFullError, type RecordStore } from '@quire/records'
 import { COLLECTIONS } from '../collections.js'
 
 /** One budget: at most `max` attempts of `key` per window. */
@@ -12,8 +12,9 @@ interface Budget {
 export interface Throttle {
   /**
    * Reserves one attempt of every budget, atomically in the shared store, BEFORE the work it guards: of N
-   * concurrent attempts with `max` left, exactly `max` get through. Returns null when reserved, else the seconds
-   * until the earliest window that refused ends (then nothing stays reserved).
+   * concurrent attempts with `max` left, exactly `max` get through. Returns null when reserved (or let through
+   * uncounted on a full disk), else the seconds until the earliest window that refused ends (then nothing stays
+   * reserved).
    */
   reserve(budgets: readonly Budget[], windowSeconds: number): Promise<number | null>
   /** Gives back one reserved attempt (a success that must not count against its budget). */
@@ -35,6 +36,19 @@ declare module 'fastify' {
 }
 
 /**
+ * A write giving attempts back, skipped when the disk is full (`StoreFullError`, resolving true): the count stays,
+ * which errs on the side of refusing.
+ */
+async function unlessFull(write: () => Promise<unknown>): Promise<unknown> {
+  try {
+    return await write()
+  } catch (err) {
+    if (err instanceof StoreFullError) return true
+    throw err
+  }
+}
+
+/**
  * Fixed-window counters in the shared store, so every replica of the service counts together (an in-memory limiter
  * would give each process its own budget). The port has no `$inc`, so each change is a compare-and-set on the
  * count read: a lost race means another attempt was counted, so a reservation retries at most about `max` times.
@@ -42,7 +56,20 @@ declare module 'fastify' {
 function throttle({ store, now: clock }: ThrottleOptions): Throttle {
   const counters = COLLECTIONS.throttles.in(store)
 
-  async function reserveOne({ key, max }: Budget, windowMs: number): Promise<number | null> {
+  /**
+   * On a full disk (`StoreFullError`) the attempt cannot be counted: it goes through uncounted, so signing in still
+   * works; a budget already spent still refuses (the count is read before any write).
+   */
+  async function reserveOne(budget: Budget, windowMs: number): Promise<number | null> {
+    try {
+      return await countOne(budget, windowMs)
+    } catch (err) {
+      if (err instanceof StoreFullError) return null
+      throw err
+    }
+  }
+
+  async function countOne({ key, max }: Budget, windowMs: number): Promise<number | null> {
     for (let attempt = 0; attempt <= max + 8; attempt++) {
       const now = clock()
       const current = await counters.findOne({ _id: key })
@@ -74,7 +101,7 @@ function throttle({ store, now: clock }: ThrottleOptions): Throttle {
       const current = await counters.findOne({ _id: key })
       if (!current || current.count <= 0) return
       const read = { _id: key, count: current.count, windowStart: current.windowStart }
-      if (await counters.updateOne(read, { $set: { count: current.count - 1 } })) return
+      if (await unlessFull(() => counters.updateOne(read, { $set: { count: current.count - 1 } }))) return
     }
   }
 
@@ -94,7 +121,7 @@ function throttle({ store, now: clock }: ThrottleOptions): Throttle {
     },
     release,
     async clear(key) {
-      await counters.deleteOne({ _id: key })
+      await unlessFull(() => counters.deleteOne({ _id: key }))
     },
   }
 }

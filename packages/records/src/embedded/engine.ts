@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto'
 import { open, type Database, type Key, type RootDatabase, type RootDatabaseOptionsWithPath } from 'lmdb'
 import { DuplicateKeyError, RecordsError, StoreUnavailableError } from '../errors.js'
+import { guardCommitFailures, writeFailure } from './commit-failures.js'
 import type { IndexInfo, IndexSpec, StoredRecord } from '../port.js'
 import {
   indexEntries,
@@ -180,6 +181,7 @@ export class Engine {
   readonly stats = { reads: 0 }
   readonly sortValues = new SortValueCache(SORT_VALUE_CAPACITY)
   readonly queryBudget: number
+  readonly #path: string
   readonly #env: RootDatabase
   readonly #meta: Database<unknown, MetaKey>
   readonly #records: RecordsDb
@@ -201,6 +203,7 @@ export class Engine {
 
   constructor(path: string, options: EngineOptions = {}) {
     this.queryBudget = options.queryMemoryBudget ?? DEFAULT_QUERY_BUDGET
+    this.#path = path
     // `noReadAhead` (MDB_NORDAHEAD, MADV_RANDOM on the map): a read faults in its own page, not the 128 KiB around
     // it. Measured on a store of 1,000,000 documents (722 MB) started with the page cache dropped: the server's
     // peak RSS under the core scenarios went from 580 to 222 MB at the same rates, and in a 400 MB memory cgroup
@@ -214,6 +217,7 @@ export class Engine {
       noReadAhead: true,
       permissionsMode: PRIVATE_FILE_MODE,
     }
+    guardCommitFailures()
     this.#env = open(lmdbOptions)
     this.#meta = this.#env.openDB({ name: 'meta', keyEncoding: 'ordered-binary' })
     const settings = this.#env.openDB<Buffer, string>({ name: 'settings', encoding: 'binary' })
@@ -354,7 +358,8 @@ export class Engine {
    * Runs `work` atomically and durably, grouped with the other writes issued meanwhile (group commit): lmdb
    * queues the callback into its next batch transaction, where `work` runs in a child transaction of its own,
    * so a throw rolls back `work` alone and the rest of the batch still commits. The promise settles once the
-   * batch is committed and flushed to disk.
+   * batch is committed and flushed to disk. A batch that cannot be committed rejects every write in it, with
+   * `StoreFullError` when the disk is full; nothing of it is kept, and later writes go on once there is room.
    */
   async write<R>(work: () => R): Promise<R> {
     this.assertOpen()
@@ -369,26 +374,33 @@ export class Engine {
 
   async #write<R>(work: () => R): Promise<R> {
     let outcome: { ok: true; value: R } | { ok: false; error: unknown } | undefined
-    await this.#env.transaction(() => {
-      try {
-        // Inside a write transaction, `transactionSync` runs `work` as an abortable child transaction.
-        this.#inWork = true
-        outcome = { ok: true, value: this.#env.transactionSync(work) }
-      } catch (error) {
-        outcome = { ok: false, error }
-      } finally {
-        this.#inWork = false
-      }
-    })
-    // A read while the batch ran cached the meta as it was before: committed now, the change shows.
+    let failedCommit: { error: unknown } | undefined
+    try {
+      await this.#env.transaction(() => {
+        try {
+          // Inside a write transaction, `transactionSync` runs `work` as an abortable child transaction.
+          this.#inWork = true
+          outcome = { ok: true, value: this.#env.transactionSync(work) }
+        } catch (error) {
+          outcome = { ok: false, error }
+        } finally {
+          this.#inWork = false
+        }
+      })
+    } catch (error) {
+      failedCommit = { error }
+    }
+    // A read while the batch ran cached the meta as it was before: committed now (or not), what is stored shows.
     for (const name of this.#changedMeta) this.#metaCache.delete(name)
     this.#changedMeta.clear()
+    // The batch's commit failed (a full disk): lmdb aborted it whole, and the environment takes the next one.
+    if (failedCommit) throw await writeFailure(failedCommit.error, this.#path)
     // With lmdb's (default) overlapping sync, the transaction promise resolves once the batch is committed
     // and visible; `flushed` resolves once it is on disk.
     await this.#env.flushed
     const settled = outcome as typeof outcome | undefined
     if (!settled) throw new RecordsError('the write did not run')
-    if (!settled.ok) throw settled.error
+    if (!settled.ok) throw await writeFailure(settled.error, this.#path)
     return settled.value
   }
 
