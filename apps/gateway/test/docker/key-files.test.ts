@@ -55,7 +55,7 @@ t.test(
 
     const ready = await fetch(`${documents.url}/ready`)
     t.equal(ready.status, 200)
-    t.same(((await ready.json()) as { data: { checks: string[] } }).data.checks, ['records', 'files'])
+    t.same(((await ready.json()) as { data: { checks: string[] } }).data.checks, ['records', 'files', 'disk'])
     t.notOk(existsSync(join(dataDir, 'keys')), 'no process generated a key pair of its own')
   },
 )
