@@ -197,8 +197,8 @@ t.test('a refused definition creation builds nothing; a failed update keeps a un
   t.match(failed.json(), { ...ENVELOPE, error: 'duplicate_name' })
   await w.call('member', { method: 'POST', url: `${documentsOf(ordersId)}/new`, payload: { code: 'A' } })
   const twice = await w.call('member', { method: 'POST', url: `${documentsOf(ordersId)}/new`, payload: { code: 'A' } })
-  t.equal(twice.statusCode, 400, 'the unique index is still enforced')
-  t.match(twice.json(), { ...ENVELOPE, error: 'validation_error' })
+  t.equal(twice.statusCode, 409, 'the unique index is still enforced')
+  t.match(twice.json(), { ...ENVELOPE, error: 'duplicate_key' })
   t.equal(await documentsCollection({ _id: ordersId, _environmentId: ENV }).in(w.resources.store).count({}), 1)
 })
 

@@ -796,6 +796,7 @@ export interface components {
         | 'duplicate_name'
         | 'duplicate_username'
         | 'duplicate_email'
+        | 'duplicate_key'
         | 'action_depth_exceeded'
         | 'request_timeout'
         | 'precondition_failed'

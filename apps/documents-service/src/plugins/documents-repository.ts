@@ -196,7 +196,7 @@ function duplicate(error: DuplicateKeyError, fields: DocumentFields): ApiError {
       'Another document already has this external id',
     )
   }
-  return fail('validation_error', `body: another document has the same values for unique index ${error.index}`)
+  return fail('duplicate_key', `body: another document has the same values for unique index ${error.index}`)
 }
 
 /** What an index refuses, as the API says it: a duplicate (above), or arrays in two fields of one index. */

@@ -278,8 +278,8 @@ t.test('declared indexes: unique ones refuse duplicates', async (t) => {
     headers: as.member,
     payload: { email: 'a@x' },
   })
-  t.equal(duplicate.statusCode, 400)
-  t.match(duplicate.json().description, /unique index/)
+  t.equal(duplicate.statusCode, 409)
+  t.match(duplicate.json(), { error: 'duplicate_key', description: /unique index/ })
   const dropped = await server.inject({
     method: 'PATCH',
     url: `${DEFINITIONS}/people`,
@@ -453,8 +453,8 @@ t.test('a definition update that fails (412, 409) leaves the indexes as they wer
     headers: as.member,
     payload: { code: 'A' },
   })
-  t.equal(twice.statusCode, 400)
-  t.match(twice.json(), { error: 'validation_error', description: /dd_code_1_unique/ })
+  t.equal(twice.statusCode, 409)
+  t.match(twice.json(), { error: 'duplicate_key', description: /dd_code_1_unique/ })
 
   const done = await server.inject({
     method: 'PATCH',
