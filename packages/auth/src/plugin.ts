@@ -114,7 +114,8 @@ function wiringError(request: FastifyRequest, hook: string): never {
 }
 
 const ENVIRONMENT_ID = new RegExp(ENVIRONMENT_ID_PATTERN)
-const BEARER_PREFIX = 'Bearer '
+/** RFC 9110 §11.1: the scheme is case-insensitive (`bearer`, `BEARER`); one space before the token. */
+const BEARER = /^bearer /i
 const TOKEN_FORM = /^[\w.~+/=-]{16,4096}$/
 /** Verified access tokens kept; more than the callers active within a token's lifetime on one process. */
 const VERIFIED_TOKENS = 10_000
@@ -246,7 +247,7 @@ async function auth(app: FastifyInstance, options: AuthOptions) {
     const handle = delegationHandle(request)
     if (handle !== undefined) return identifyDelegated(handle)
     const header = request.headers.authorization
-    const token = header?.startsWith(BEARER_PREFIX) ? header.slice(BEARER_PREFIX.length) : ''
+    const token = header && BEARER.test(header) ? header.slice('bearer '.length) : ''
     // A token in the verified cache passed every check below when it was first seen.
     let claims = verified.get(token)
     if (!claims && !TOKEN_FORM.test(token)) throw unauthorized('Missing or malformed Authorization: Bearer token')

@@ -64,8 +64,12 @@ t.test('bearer tokens: missing, malformed, forged, expired and valid', async (t)
   t.equal(ok.statusCode, 200)
   t.match(ok.json(), { userId: user._id, via: 'access-token', superAdministrator: false, environmentId: null })
 
+  // The scheme is case-insensitive (RFC 9110 §11.1), as clients send it.
+  for (const authorization of [`bearer ${token}`, `BEARER ${token}`]) {
+    t.equal((await get(authorization)).statusCode, 200, authorization.slice(0, 6))
+  }
   // Once verified (and cached), the same token in a malformed header is still refused.
-  for (const authorization of [`bearer ${token}`, `Bearer  ${token}`, `Bearer ${token} `, `Bearer ${token}\tx`]) {
+  for (const authorization of [`Bearer  ${token}`, `Bearer ${token} `, `Bearer ${token}\tx`, `Bearer${token}`]) {
     const res = await get(authorization)
     t.equal(res.statusCode, 401, JSON.stringify(authorization))
   }

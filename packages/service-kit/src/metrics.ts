@@ -71,7 +71,8 @@ export function installMetrics(app: FastifyInstance, token: string): void {
     '/metrics',
     { schema: { hide: true }, logLevel: 'warn' },
     async (request: FastifyRequest, reply: FastifyReply) => {
-      const given = digest(request.headers.authorization ?? '')
+      // The scheme is case-insensitive (RFC 9110 §11.1): `bearer <token>` is the same credential.
+      const given = digest((request.headers.authorization ?? '').replace(/^bearer /i, 'Bearer '))
       if (!timingSafeEqual(given, expected)) {
         throw fail('unauthorized', 'GET /metrics needs Authorization: Bearer <QUIRE_METRICS_TOKEN>')
       }

@@ -27,6 +27,8 @@ t.test('with a token: 401 without it or with another, Prometheus text with it', 
     t.equal(res.json().error, 'unauthorized')
   }
 
+  const lowerCase = await app.inject({ method: 'GET', url: '/metrics', headers: { authorization: `bearer ${TOKEN}` } })
+  t.equal(lowerCase.statusCode, 200, 'the scheme is case-insensitive')
   const res = await app.inject({ method: 'GET', url: '/metrics', headers: { authorization: `Bearer ${TOKEN}` } })
   t.equal(res.statusCode, 200)
   t.match(res.headers['content-type'], /^text\/plain; version=0\.0\.4/)
