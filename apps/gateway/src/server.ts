@@ -48,3 +48,18 @@ if (Object.values(upstreams).includes('local')) {
 }
 await server.register(app, { config, upstreams, local })
 await startServer(server, config.QUIRE_PORT, config.QUIRE_HOST)
+// For whoever started it: where to go next (the log says where it listens, in JSON).
+const address = server.server.address()
+if (address !== null && typeof address === 'object') {
+  const base = `http://localhost:${address.port}`
+  const admin = config.QUIRE_ADMIN_USERNAME
+  process.stdout.write(
+    [
+      '',
+      `Quire is ready: the API at ${base}/api/v2, the console at ${base}/console, the API reference at ${base}/docs.`,
+      `Forgot the password of ${admin}? \`npx quire password reset ${admin}\` (\`quire ...\` in an image).`,
+      '',
+      '',
+    ].join('\n'),
+  )
+}

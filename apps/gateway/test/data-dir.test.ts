@@ -66,3 +66,19 @@ t.test('a data dir left 0755/0644 by an earlier version is tightened at start, a
     'said once: nothing to tighten the next time',
   )
 })
+
+t.test('a start says where the API, the console and the API reference are, and how to reset a password', async (t) => {
+  const server = await startApp('gateway', { ...ENV, QUIRE_DATA_DIR: join(t.testdir(), 'data') })
+  t.teardown(server.stop)
+  const ready = /^Quire is ready: /
+  const line = server.logged.find((logged) => ready.test(logged)) ?? (await server.waitForLog(ready))
+  const base = `http://localhost:${server.port}`
+  t.equal(
+    line,
+    `Quire is ready: the API at ${base}/api/v2, the console at ${base}/console, the API reference at ${base}/docs.`,
+  )
+  const consolePage = await fetch(`${base}/console`)
+  t.equal(consolePage.status, 200, 'the console is where it says')
+  const next = server.logged[server.logged.indexOf(line) + 1] ?? (await server.waitForLog(/^Forgot/))
+  t.match(next, /npx quire password reset admin/)
+})
