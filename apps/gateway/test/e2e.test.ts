@@ -54,6 +54,7 @@ t.test('the same scenarios answer identically all-in-one and distributed', async
     body: { error: 'document_definition_not_found_for_id_or_name' },
   })
   t.match(find(local, 'get by externalId'), { status: 200, body: { externalId: 'ext-1' } })
+  t.match(find(local, 'get by id, not modified'), { status: 304, contentType: '', body: '' })
   t.match(find(local, 'list page 3'), { status: 200, body: { pagination: { hasNext: false } } })
   t.match(find(local, 'patch stale'), { status: 412, body: { error: 'precondition_failed' } })
   t.match(find(local, 'upload'), { status: 201 })

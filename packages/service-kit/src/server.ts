@@ -143,6 +143,14 @@ export function createServer(options: ServerOptions = {}): App {
     if (body.length === 0) done(null, undefined)
     else parseJson(request, body.toString(), done)
   })
+  // A 204 or 304 has no content (RFC 9110 15.3.5, 15.4.5): no body, so neither its type nor its length (a route's
+  // `send(null)` would otherwise go out as `null` with a JSON type, and a proxy refuses the length).
+  app.addHook('onSend', async (_request, reply, payload) => {
+    if (reply.statusCode !== 204 && reply.statusCode !== 304) return payload
+    reply.removeHeader('content-type')
+    reply.removeHeader('content-length')
+    return null
+  })
   // Ajv coerces `?limit=1e309` to Infinity and then skips `maximum` for it (it checks finite numbers only).
   // Only routes with a querystring schema get numbers, so only they carry the check.
   app.addHook('onRoute', (route) => {

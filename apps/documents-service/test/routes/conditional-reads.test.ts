@@ -27,6 +27,9 @@ t.test('GET of a document with a current If-None-Match is 304 without a body', a
     const cached = await get({ 'if-none-match': condition })
     t.equal(cached.statusCode, 304, condition)
     t.equal(cached.body, '', 'no body')
+    // RFC 9110 15.4.5: no content, so neither its length nor its type (a proxy checks the length).
+    t.equal(cached.headers['content-length'], undefined, 'no Content-Length')
+    t.equal(cached.headers['content-type'], undefined, 'no Content-Type')
     t.equal(cached.headers.etag, etag, 'the ETag is repeated')
   }
   t.equal((await get({ 'if-none-match': '"stale"' })).statusCode, 200)
@@ -67,6 +70,8 @@ t.test('an attachment download with a current If-None-Match is 304, before any R
     })
     t.equal(cached.statusCode, 304, method)
     t.equal(cached.body, '')
+    t.equal(cached.headers['content-length'], undefined, 'no Content-Length')
+    t.equal(cached.headers['content-type'], undefined, 'no Content-Type')
     t.equal(cached.headers.etag, etag)
   }
   const other = await server.inject({ method: 'GET', url, headers: { ...as.member, 'if-none-match': '"x"' } })

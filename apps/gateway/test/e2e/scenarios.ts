@@ -105,7 +105,10 @@ export async function runScenarios(base: string, admin: Admin): Promise<Step[]> 
     created.push(doc.body.data._id)
   }
   await call('duplicate externalId', 'POST', `${core}/new`, { body: { externalId: 'ext-0' } })
-  await call('get by id', 'GET', `${core}/${created[0]}`)
+  const byId = await call('get by id', 'GET', `${core}/${created[0]}`)
+  await call('get by id, not modified', 'GET', `${core}/${created[0]}`, {
+    headers: { 'if-none-match': byId.headers.get('etag') ?? '' },
+  })
   await call('get by externalId', 'GET', `/api/v2/document-definitions/${ddId}/documents/ext-1`)
   await call('document not found', 'GET', `${core}/000000000000000000000000`)
   const page1 = await call('list page 1', 'GET', `${core}?limit=2&sort=${encodeURIComponent('{"total":-1}')}`)
