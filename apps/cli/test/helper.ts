@@ -89,6 +89,24 @@ export async function login(server: App, username: string, password: string, env
   return { status: 200, headers }
 }
 
+/**
+ * As `headers` (an administrator of `default`): the definition `orders` and one document of it holding one uploaded
+ * file under `files`; the upload's status and the document's id.
+ */
+export async function orderWithFile(server: App, headers: Record<string, string>, content: Uint8Array | string) {
+  await server.inject({ method: 'POST', url: DEFINITIONS, headers, payload: { name: 'orders' } })
+  const documents = `${DEFINITIONS}/orders/documents`
+  const document = await server.inject({ method: 'POST', url: `${documents}/new`, headers, payload: {} })
+  const documentId = (document.json() as { data: { _id: string } }).data._id
+  const upload = await server.inject({
+    method: 'POST',
+    url: `${documents}/${documentId}/attachments?valuePath=files`,
+    headers,
+    payload: form([{ name: 'a.txt', content }]),
+  })
+  return { status: upload.statusCode, body: upload.body, documentId }
+}
+
 /** `GET url` as `headers`, answered 200; its `data`. */
 export async function list(server: App, url: string, headers: Record<string, string>): Promise<unknown> {
   const response = await server.inject({ method: 'GET', url, headers })

@@ -9,6 +9,7 @@ import {
   form,
   list,
   login,
+  orderWithFile,
   notOwnerOnly,
   quire,
   serve,
@@ -178,16 +179,7 @@ async function backedUp(t: Test) {
   const dataDir = await tempDir(t)
   const running = await serve(t, dataDir)
   const admin = (await login(running.server, 'admin', 'correct horse battery', 'default')).headers
-  await running.server.inject({ method: 'POST', url: DEFINITIONS, headers: admin, payload: { name: 'orders' } })
-  const documents = `${DEFINITIONS}/orders/documents`
-  const document = await running.server.inject({ method: 'POST', url: `${documents}/new`, headers: admin, payload: {} })
-  const documentId = (document.json() as { data: { _id: string } }).data._id
-  await running.server.inject({
-    method: 'POST',
-    url: `${documents}/${documentId}/attachments?valuePath=files`,
-    headers: admin,
-    payload: form([{ name: 'data.bin', content: BYTES }]),
-  })
+  t.equal((await orderWithFile(running.server, admin, BYTES)).status, 201)
   const backupDir = join(await tempDir(t), 'backup')
   const backup = await quire(['backup', backupDir], { QUIRE_DATA_DIR: dataDir })
   t.equal(backup.code, 0, backup.stderr)
@@ -275,17 +267,8 @@ t.test('a backup and a restore are owner-only, files stored 0644 by an earlier v
   const dataDir = await tempDir(t)
   const { server, close } = await serve(t, dataDir)
   const admin = (await login(server, 'admin', 'correct horse battery', 'default')).headers
-  await server.inject({ method: 'POST', url: DEFINITIONS, headers: admin, payload: { name: 'orders' } })
-  const documents = `${DEFINITIONS}/orders/documents`
-  const document = await server.inject({ method: 'POST', url: `${documents}/new`, headers: admin, payload: {} })
-  const documentId = (document.json() as { data: { _id: string } }).data._id
-  const upload = await server.inject({
-    method: 'POST',
-    url: `${documents}/${documentId}/attachments?valuePath=files`,
-    headers: admin,
-    payload: form([{ name: 'a.txt', content: 'a' }]),
-  })
-  t.equal(upload.statusCode, 201, upload.body)
+  const upload = await orderWithFile(server, admin, 'a')
+  t.equal(upload.status, 201, upload.body)
   await close()
   t.same(await notOwnerOnly(dataDir), {}, 'the server wrote nothing others can read')
   const entries = await readdir(dataDir, { recursive: true, withFileTypes: true })

@@ -11,6 +11,7 @@ import {
   form,
   list,
   login,
+  orderWithFile,
   notOwnerOnly,
   quire,
   serve,
@@ -157,17 +158,8 @@ t.test('an export, to a folder or a lone .ndjson, is owner-only', async (t) => {
   const dataDir = await tempDir(t)
   const { server } = await serve(t, dataDir)
   const admin = (await login(server, 'admin', 'correct horse battery', 'default')).headers
-  await server.inject({ method: 'POST', url: DEFINITIONS, headers: admin, payload: { name: 'orders' } })
-  const documents = `${DEFINITIONS}/orders/documents`
-  const document = await server.inject({ method: 'POST', url: `${documents}/new`, headers: admin, payload: {} })
-  const documentId = (document.json() as { data: { _id: string } }).data._id
-  const upload = await server.inject({
-    method: 'POST',
-    url: `${documents}/${documentId}/attachments?valuePath=files`,
-    headers: admin,
-    payload: form([{ name: 'a.txt', content: 'a' }]),
-  })
-  t.equal(upload.statusCode, 201, upload.body)
+  const upload = await orderWithFile(server, admin, 'a')
+  t.equal(upload.status, 201, upload.body)
 
   const exportDir = join(await tempDir(t), 'export')
   const exported = await quire(['export', 'default', exportDir], { QUIRE_DATA_DIR: dataDir })
