@@ -37,8 +37,8 @@ export const app: FastifyPluginAsync<DocumentsAppOptions> = async (fastify, { st
   await ensureDocumentsIndexes(store)
   await fastify.register(idempotencyPlugin, { store })
   await fastify.register(actionsPlugin, { store, config })
-  await fastify.register(documentsPlugin, { store })
-  await fastify.register(definitionsPlugin, { store })
+  await fastify.register(documentsPlugin, { store, files })
+  await fastify.register(definitionsPlugin, { store, files })
   await fastify.register(attachmentsPlugin, { store, files, config })
   await fastify.register(reclaimPlugin, { store, files, uploadDir: config.QUIRE_UPLOAD_DIR ?? tmpdir() })
 

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto'
+import type { Pagination } from '@quire/contracts'
 import type { RecordText } from '@quire/records'
 import { sha256 } from './sha256.js'
 
@@ -60,3 +61,7 @@ export const withField = (json: string, field: string): string => `${json.slice(
 
 /** A JSON array of records' texts. */
 export const arrayText = (items: readonly RecordText[]): string => `[${items.map((item) => item.json).join(',')}]`
+
+/** A list's answer, `{"status":"ok","data":[…],"pagination":…}`, around the records' texts as they are. */
+export const pageText = (items: readonly RecordText[], pagination: Pagination): string =>
+  `{"status":"ok","data":${arrayText(items)},"pagination":${JSON.stringify(pagination)}}`

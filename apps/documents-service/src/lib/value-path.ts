@@ -162,6 +162,10 @@ function collectAttachments(node: unknown, found: Map<string, Attachment>, depth
   return found
 }
 
+/** The `_id`s of every attachment in `fields`, wherever they sit. */
+export const attachmentIds = (fields: DocumentFields): Set<string> =>
+  new Set(collectAttachments(fields, new Map(), 0).keys())
+
 function restore(node: unknown, stored: Map<string, Attachment>, depth: number): void {
   if (depth > MAX_SEGMENTS || typeof node !== 'object' || node === null) return
   if (isObject(node) && typeof node._id === 'string') {

@@ -1,5 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from '@sinclair/typebox'
+import { errorCodes } from 'fastify'
 import {
   ACTION_INPUT_LIMIT,
   ActionInputSchema,
@@ -26,6 +27,7 @@ import type { DocumentsConfig } from '../config.js'
 import { checkInputDepth, manualAction } from '../lib/actions.js'
 import { ifNoneMatchHits } from '../lib/if-match.js'
 import { parseListQuery } from '../lib/list-query.js'
+import { pageText } from '../lib/stored-text.js'
 
 /**
  * Documents are open-ended (user fields beside the declared system fields), so a compiled serializer would
@@ -34,6 +36,8 @@ import { parseListQuery } from '../lib/list-query.js'
  */
 const stringifyWhole = () => (answer: unknown) => JSON.stringify(answer)
 const JSON_TYPE = 'application/json; charset=utf-8'
+const MERGE_PATCH = 'application/merge-patch+json'
+const isMergePatch = (type: string | undefined) => type?.split(';')[0]?.trim().toLowerCase() === MERGE_PATCH
 /** Sent already serialized (a page, a document): the schema documents the answer, the handler sends its text. */
 const SerializedPage = Type.Unsafe<string>(Page(ListedDocumentSchema))
 const SerializedDocument = Type.Unsafe<string>(DocumentSchema)
@@ -45,6 +49,12 @@ export interface DocumentRoutesOptions {
 /** `/api/v2/document-definitions/{ddId}/documents`: every member of the environment, within what they may see. */
 export const documentRoutes: FastifyPluginAsyncTypebox<DocumentRoutesOptions> = async (app, { config }) => {
   app.addHook('onRequest', app.auth.requireEnvironment)
+  // PATCH alone reads JSON merge patches (RFC 7396); the other writes answer them 415 as any other type.
+  const parseJson = app.getDefaultJsonParser('error', 'error')
+  app.addContentTypeParser(MERGE_PATCH, { parseAs: 'string' }, function mergePatchBody(request, body, done) {
+    if (request.method !== 'PATCH') done(new errorCodes.FST_ERR_CTP_INVALID_MEDIA_TYPE(MERGE_PATCH), undefined)
+    else parseJson(request, body.toString(), done)
+  })
 
   app.get(
     '/',
@@ -56,9 +66,9 @@ export const documentRoutes: FastifyPluginAsyncTypebox<DocumentRoutesOptions> = 
       const query = parseListQuery(request.query)
       const scope = request.scope
       const definition = await app.definitions.resolve(scope, request.params.ddId)
-      const { data, pagination } = await app.documents.list(scope, definition, query)
+      const { items, pagination } = await app.documents.list(scope, definition, query)
       // Sent as assembled from the documents' JSON text (a string is not serialized again); the schema describes it.
-      return reply.type(JSON_TYPE).send(`{"status":"ok","data":${data},"pagination":${JSON.stringify(pagination)}}`)
+      return reply.type(JSON_TYPE).send(pageText(items, pagination))
     },
   )
 
@@ -159,7 +169,9 @@ export const documentRoutes: FastifyPluginAsyncTypebox<DocumentRoutesOptions> = 
       const scope = request.scope
       const definition = await app.definitions.resolve(scope, request.params.ddId)
       const { id } = request.params
-      const document = await app.documents.patch(scope, definition, id, request.body, request.headers['if-match'])
+      const format = isMergePatch(request.headers['content-type']) ? 'merge-patch' : 'fields'
+      const ifMatch = request.headers['if-match']
+      const document = await app.documents.patch(scope, definition, id, request.body, ifMatch, format)
       return reply.header('etag', `"${document._hash}"`).send({ status: 'ok' as const, data: document })
     },
   )
