@@ -25,8 +25,7 @@ export const present = (scope: Scope, record: DocumentRecord): Document => ({
   _permissions: documentPermissions(scope, record.accessGroups),
 })
 
-export const groupsOf = (record: DocumentRecord): string[] =>
-  Array.isArray(record.accessGroups) ? record.accessGroups : []
+const groupsOf = (record: DocumentRecord): string[] => (Array.isArray(record.accessGroups) ? record.accessGroups : [])
 
 export const notFound = (definition: DefinitionRecord, id: string) =>
   fail('document_not_found', `No document "${id}" in definition "${definition.name}"`, 'The document does not exist')

@@ -20,7 +20,7 @@ import type { IdempotencyKeys } from './idempotency-keys.js'
 import type { PreparedWrite, WritePipeline } from './write-pipeline.js'
 
 /** How a PATCH body merges: `application/json` top-level fields, or `application/merge-patch+json` (RFC 7396). */
-export type PatchFormat = 'fields' | 'merge-patch'
+type PatchFormat = 'fields' | 'merge-patch'
 
 export interface Documents extends DocumentReads {
   /** With an idempotency key, a retry with the same body returns the first result and creates nothing. */

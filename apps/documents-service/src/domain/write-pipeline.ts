@@ -16,7 +16,7 @@ const WRITES = {
 } as const
 
 /** What a caller asks: `fields` are the client's (system fields are dropped, keys checked). */
-export type WriteRequest =
+type WriteRequest =
   | { kind: 'create'; fields: DocumentFields }
   | { kind: 'update'; current: DocumentRecord; fields: DocumentFields }
   | { kind: 'delete'; current: DocumentRecord }
