@@ -66,10 +66,12 @@ export function createAttachmentFiles(deps: {
         const references = DOCUMENTS_COLLECTIONS.attachmentFiles.in(tx)
         const shared = DOCUMENTS_COLLECTIONS.sharedFiles.in(tx)
         const record = await references.findOne({ _id: key })
-        const file = record?.file ?? key
+        // No record, no file of this key (records go last): a forged or already released attachment counts nothing.
+        if (!record) return undefined
+        const file = record.file ?? key
         const count = await shared.findOne({ _id: file })
         if (count) {
-          if (record) await references.deleteOne({ _id: key })
+          await references.deleteOne({ _id: key })
           if (count.references > 2) {
             await shared.updateOne({ _id: file }, { $set: { references: count.references - 1 } })
           } else {
@@ -78,7 +80,7 @@ export function createAttachmentFiles(deps: {
           return undefined
         }
         // Written, so a copy sharing this file concurrently conflicts with this transaction.
-        if (record && !record.removing) await references.updateOne({ _id: key }, { $set: { removing: true } })
+        if (!record.removing) await references.updateOne({ _id: key }, { $set: { removing: true } })
         return file
       }),
     )

@@ -144,3 +144,47 @@ t.test('a write that keeps or moves its attachments keeps their files', async (t
   t.equal((await storedObjects(world)).length, 1)
   t.equal((await download(world, 'orders', order.id, a)).body, 'content of a.txt')
 })
+
+t.test('a member who writes back a dropped attachment’s metadata cannot take a shared file from a copy', async (t) => {
+  const world = await build(t)
+  const { server, as } = world
+  await createDefinition(server, as.admin, { name: 'orders' })
+  await createDefinition(server, as.admin, { name: 'invoices' })
+  const order = await withFiles(world, 'orders', 'scans', ['a.txt'])
+  const [original] = order.attachments as [Attachment]
+  const copies: Attachment[] = []
+  for (let index = 0; index < 2; index++) {
+    const invoice = await createDocument(server, as.admin, 'invoices', { accessGroups: ['sales'] })
+    const copied = await server.inject({
+      method: 'POST',
+      url: COPY,
+      headers: as.admin,
+      payload: [
+        {
+          source: { ddName: 'orders', _id: order.id, valuePath: 'scans' },
+          target: { ddName: 'invoices', _id: invoice._id, valuePath: 'files' },
+        },
+      ],
+    })
+    t.equal(copied.statusCode, 200)
+    copies.push({ ...copied.json().data[0].attachments[0], documentId: invoice._id } as Attachment)
+  }
+  const url = `${documentsOf('orders')}/${order.id}`
+  const write = (payload: Record<string, unknown>) => server.inject({ method: 'PUT', url, headers: as.member, payload })
+  t.equal((await write({ title: 'dropped' })).statusCode, 200)
+  // The member puts the metadata back (a forged attachment) and drops it again, twice.
+  for (let round = 0; round < 2; round++) {
+    t.equal((await write({ title: 'forged', scans: [original] })).statusCode, 200)
+    t.equal((await write({ title: 'dropped again' })).statusCode, 200)
+  }
+  for (const copy of copies) {
+    const documentId = (copy as Attachment & { documentId: string }).documentId
+    const answer = await server.inject({
+      method: 'GET',
+      url: `${attachmentsOf('invoices', documentId)}/${copy._id}`,
+      headers: as.admin,
+    })
+    t.equal(answer.body, 'content of a.txt', 'the copies the member cannot see still serve the file')
+  }
+  t.equal((await storedObjects(world)).length, 1)
+})
