@@ -56,7 +56,7 @@ export interface UsersAdmin {
    */
   resetPassword(username: string, password: string): Promise<boolean>
   /** The newest mails of the outbox, without their text (it holds tokens). */
-  newestMails(limit: number): Promise<Omit<OutboxRecord, 'text'>[]>
+  newestMails(limit: number): Promise<Pick<OutboxRecord, '_id' | '_createdOn' | 'status' | 'to' | 'subject'>[]>
   /** The environment's members in `_id` order. */
   members(environmentId: string): Promise<ExportedMember[]>
   importInto(environmentId: string): UsersImport
