@@ -7,7 +7,7 @@ import { ensureDocumentCollection } from './indexes.js'
 import { attachmentKey } from './keys.js'
 
 /** An attachment's file as an export carries it: `file` names its bytes in the export, shared by copies. */
-export interface ImportedFile {
+interface ImportedFile {
   definitionId: string
   documentId: string
   attachmentId: string

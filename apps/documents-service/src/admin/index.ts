@@ -12,8 +12,6 @@ import { documentTexts, reachableAttachments, readStoredFile, type ReachableAtta
 import { importInto, type DocumentsImport } from './import.js'
 import { ensureDocumentCollections } from './indexes.js'
 
-export type { DocumentsImport, ImportedFile } from './import.js'
-
 /** What the `quire` command does to the documents service's data, in the service's own key format. */
 export interface DocumentsAdmin {
   /** The fixed collections the service owns, by name (each definition adds one for its documents). */

@@ -20,7 +20,7 @@ export interface ExportedMember {
 }
 
 /** One import into a new environment: what it wrote is its own until `open`, and `discard` removes it. */
-export interface UsersImport {
+interface UsersImport {
   /** Whether the environment exists or existed (its id is never reused). */
   taken(): Promise<boolean>
   /**

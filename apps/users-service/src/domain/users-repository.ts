@@ -57,7 +57,7 @@ export interface UsersRepository {
   toActFor(scope: Scope, userId: string): Promise<UserRecord>
 }
 
-export interface ImportedAccount {
+interface ImportedAccount {
   _id: string
   username: string
   addresses: string[]
