@@ -5,6 +5,9 @@ import { loadConfig } from '@quire/service-kit'
 import { CliConfigSchema, type CliConfig } from './config.js'
 import type { Io } from './io.js'
 
+/** Who the records say made a change done from the command line. */
+export const ACTOR = 'quire-cli'
+
 export const readConfig = (io: Io): CliConfig => loadConfig(CliConfigSchema, io.env)
 
 /** The store as the services open it: the same dictionary, so records written here read there. */

@@ -76,7 +76,7 @@ function program(io: Io): Command {
 
   quire
     .command('upgrade')
-    .description("bring the store's format up to date and create every missing index, saying what it did")
+    .description('open the store and create every missing index the services declare, saying what it did')
     .action(() => upgrade(io))
 
   quire

@@ -19,12 +19,7 @@ export const service: ServiceManifest<DocumentsAppOptions> = {
 export { DocumentsConfigSchema, s3Options, type DocumentsConfig } from './config.js'
 export type { DocumentsAppOptions } from './app.js'
 export { RECORDS_COMPRESSION_DICTIONARY } from './lib/stored-text.js'
-// For the `quire` command (apps/cli): backup, export and import read and write these collections as this service does.
-export {
-  DOCUMENTS_COLLECTIONS,
-  declaredIndex,
-  documentsCollection,
-  ensureDocumentsIndexes,
-  type DefinitionRecord,
-} from './collections.js'
-export { findAttachment } from './lib/value-path.js'
+/** The operator's face (the `quire` command): the service's own rules and key format on a store, without Fastify. */
+export { createDocumentsAdmin as admin, type DocumentsAdmin } from './admin/index.js'
+// For tests elsewhere that check what is stored.
+export { DOCUMENTS_COLLECTIONS, documentsCollection, type DefinitionRecord } from './collections.js'

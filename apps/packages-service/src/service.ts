@@ -16,5 +16,7 @@ export const service: ServiceManifest<PackagesAppOptions> = {
 
 export { PackagesConfigSchema, type PackagesConfig } from './config.js'
 export type { PackagesAppOptions } from './app.js'
-// For the gateway's tests and the `quire` command (apps/cli), which upgrades the store as a start does.
-export { PACKAGES_COLLECTIONS, ensurePackagesIndexes } from './collections.js'
+/** The operator's face (the `quire` command): the service's own rules on a store, without Fastify. */
+export { createPackagesAdmin as admin, type PackagesAdmin } from './domain/admin.js'
+// For tests elsewhere that check what is stored.
+export { PACKAGES_COLLECTIONS } from './collections.js'

@@ -19,8 +19,7 @@ export const service: ServiceManifest<UsersAppOptions> = {
 
 export { UsersConfigSchema, type UsersConfig } from './config.js'
 export type { UsersAppOptions } from './app.js'
-// For the `quire` command (apps/cli), which writes accounts as this service does.
-export { COLLECTIONS as USERS_COLLECTIONS, ensureUsersIndexes, type UserRecord } from './collections.js'
-export { hashPassword } from './lib/passwords.js'
-export { usersRepositoryPlugin, type ImportedAccount } from './plugins/users-repository.js'
-export { environmentsPlugin } from './plugins/environments.js'
+/** The operator's face (the `quire` command): the service's own rules on a store, without Fastify. */
+export { createUsersAdmin as admin, type UsersAdmin, type ExportedMember } from './domain/admin.js'
+// For tests elsewhere that check what is stored.
+export { COLLECTIONS as USERS_COLLECTIONS } from './collections.js'

@@ -1,13 +1,9 @@
 import { randomBytes } from 'node:crypto'
-import Fastify from 'fastify'
-import type { RecordStore } from '@quire/records'
 import { ApiError } from '@quire/service-kit'
-import { USERS_COLLECTIONS, ensureUsersIndexes, hashPassword, usersRepositoryPlugin } from '@quire/users-service'
-import { readConfig, withStore } from '../context.js'
+import { admin } from '@quire/users-service'
+import { ACTOR, readConfig, withStore } from '../context.js'
 import { CliError, print, type Io } from '../io.js'
 
-/** Who the records say made a change done from the command line. */
-const ACTOR = 'quire-cli'
 const MIN_PASSWORD = 8
 const MAX_PASSWORD = 1024
 
@@ -29,14 +25,6 @@ function showPassword(io: Io, username: string, { password, generated }: { passw
   if (generated) print(io, `password of "${username}" (shown only this once): ${password}`)
 }
 
-/** The users service's own repository (`app.users`), on an instance that serves nothing. */
-async function usersRepository(store: RecordStore) {
-  const instance = Fastify({ logger: false })
-  await instance.register(usersRepositoryPlugin, { store })
-  await instance.ready()
-  return instance.users
-}
-
 export async function createAdministrator(
   io: Io,
   username: string,
@@ -45,22 +33,15 @@ export async function createAdministrator(
   const config = readConfig(io)
   const secret = await choosePassword(io, options.passwordStdin === true)
   await withStore(config, async (store) => {
-    await ensureUsersIndexes(store)
+    const users = admin(store, ACTOR)
+    await users.ensureIndexes()
     const environmentId = options.environment
-    if (
-      environmentId !== undefined &&
-      !(await USERS_COLLECTIONS.environments.in(store).findOne({ _id: environmentId }))
-    ) {
+    if (environmentId !== undefined && !(await users.environment(environmentId))) {
       throw new CliError(`there is no environment "${environmentId}"`)
     }
-    const users = await usersRepository(store)
     // The service's own rules: the username checked and normalised, unique in any case or form.
     try {
-      if (environmentId === undefined) {
-        await users.createSuperAdministrator(username, secret.password, ACTOR)
-      } else {
-        await users.create({ username, password: secret.password, administrator: true }, environmentId, ACTOR)
-      }
+      await users.createAdministrator({ username, password: secret.password, environmentId })
     } catch (err) {
       if (err instanceof ApiError) throw new CliError(err.message)
       throw err
@@ -81,20 +62,9 @@ export async function resetPassword(io: Io, username: string, options: { passwor
   const secret = await choosePassword(io, options.passwordStdin === true)
   await withStore(config, async (store) => {
     // As the sign-in finds it: the exact username, else the one that differs only in case or form.
-    const { byUsername } = await (await usersRepository(store)).findByName(username)
-    const updated = await USERS_COLLECTIONS.users.in(store).updateOne(
-      { _id: byUsername?._id ?? '' },
-      {
-        $set: {
-          'authentication.passwordHash': await hashPassword(secret.password),
-          'authentication.sessionsValidAfter': Date.now(),
-          _lastModifiedOn: new Date().toISOString(),
-          _lastModifiedByUserId: ACTOR,
-        },
-      },
-    )
-    if (!updated) throw new CliError(`there is no user "${username}"`)
-    await USERS_COLLECTIONS.passwordResets.in(store).deleteMany({ userId: updated._id })
+    if (!(await admin(store, ACTOR).resetPassword(username, secret.password))) {
+      throw new CliError(`there is no user "${username}"`)
+    }
     print(io, `reset the password of "${username}"; every session of the user has ended`)
   })
   showPassword(io, username, secret)

@@ -5,12 +5,7 @@ import { chmod, copyFile, mkdir, readdir, readFile, rename, rm, stat, writeFile 
 import { join, resolve } from 'node:path'
 import { pipeline } from 'node:stream/promises'
 import { promisify } from 'node:util'
-import {
-  DOCUMENTS_COLLECTIONS,
-  RECORDS_COMPRESSION_DICTIONARY,
-  documentsCollection,
-  findAttachment,
-} from '@quire/documents-service'
+import { admin as documentsAdmin, RECORDS_COMPRESSION_DICTIONARY } from '@quire/documents-service'
 import { openFileStore } from '@quire/files'
 import { embeddedStoreUsers, openEmbeddedStore, tightenDataDir } from '@quire/records'
 import type { CliConfig } from '../config.js'
@@ -32,7 +27,6 @@ interface Manifest {
 const MANIFEST = 'manifest.json'
 /** Snapshots taken before giving up, when files the snapshot refers to keep being removed meanwhile. */
 const ATTEMPTS = 3
-const PAGE = 500
 /** The parts of a data dir a backup holds, in the order restore puts them in place. */
 const PARTS = ['records', 'files', 'keys'] as const
 // Under tap the sources run as TypeScript; built, the walker sits next to this file's folder as walk-store.js.
@@ -114,31 +108,13 @@ async function copyFiles(io: Io, from: string, to: string, label: string): Promi
 
 /**
  * The attachments that documents of the snapshot in `dir` hold but whose stored file is not in `dir`: files removed
- * after the snapshot was taken (their document changed or went after it). Records of files never stored (an
- * upload that failed) are no loss: no document refers to them.
+ * after the snapshot was taken (their document changed or went after it).
  */
 async function lostFiles(dir: string): Promise<string[]> {
   const store = openEmbeddedStore(dir)
   const files = await openFileStore({ dataDir: dir })
-  const lost: string[] = []
   try {
-    const records = DOCUMENTS_COLLECTIONS.attachmentFiles.in(store)
-    let after: string | undefined
-    for (;;) {
-      const page = await records.find({}, { limit: PAGE, after })
-      for (const { _id: key, definitionId, documentId, file } of page) {
-        // A copy reads the stored file of the attachment it was copied from (which may be gone since).
-        if (await files.exists(file ?? key)) continue
-        // `<environment>/<definition>/<document>/<attachment>`: only a document id may hold a `/`.
-        const environmentId = key.slice(0, key.indexOf('/'))
-        const attachmentId = key.slice(`${environmentId}/${definitionId}/${documentId}/`.length)
-        const collection = documentsCollection({ _id: definitionId, _environmentId: environmentId }).in(store)
-        const document = await collection.findOne({ _id: documentId })
-        if (document && findAttachment(document, attachmentId)) lost.push(key)
-      }
-      if (page.length < PAGE) return lost
-      after = page.at(-1)?._id
-    }
+    return await documentsAdmin(store, files).lostAttachments()
   } finally {
     await files.close()
     await store.close()

@@ -7,34 +7,18 @@ import { createInterface } from 'node:readline'
 import { pipeline } from 'node:stream/promises'
 import { Type, type TSchema } from '@sinclair/typebox'
 import { TypeCompiler } from '@sinclair/typebox/compiler'
-import Fastify, { type FastifyInstance } from 'fastify'
 import {
   CreateEnvironmentBodySchema,
   DefinitionBodySchema,
   EnvironmentEntrySchema,
   IdSchema,
   ObjectIdSchema,
-  type EnvironmentEntry,
 } from '@quire/contracts'
-import {
-  DOCUMENTS_COLLECTIONS,
-  declaredIndex,
-  documentsCollection,
-  ensureDocumentsIndexes,
-  findAttachment,
-  type DefinitionRecord,
-} from '@quire/documents-service'
-import type { FileStore } from '@quire/files'
-import { newObjectId, type RecordStore, type StoredRecord } from '@quire/records'
+import { admin as documentsAdmin, type DefinitionRecord, type DocumentsAdmin } from '@quire/documents-service'
+import type { StoredRecord } from '@quire/records'
 import { ApiError } from '@quire/service-kit'
-import {
-  USERS_COLLECTIONS,
-  ensureUsersIndexes,
-  environmentsPlugin,
-  usersRepositoryPlugin,
-  type UserRecord,
-} from '@quire/users-service'
-import { readConfig, withFiles, withStore } from '../context.js'
+import { admin as usersAdmin, type ExportedMember } from '@quire/users-service'
+import { ACTOR, readConfig, withFiles, withStore } from '../context.js'
 import { CliError, print, type Io } from '../io.js'
 import { progress } from '../progress.js'
 
@@ -55,7 +39,7 @@ type Line =
   | { type: 'definition'; record: DefinitionRecord }
   | { type: 'document'; definitionId: string; record: StoredRecord }
   | { type: 'file'; definitionId: string; documentId: string; attachmentId: string; file: string; contentType: string }
-  | { type: 'user'; _id: string; username: string; globalEmails: UserRecord['globalEmails']; entry: EnvironmentEntry }
+  | ({ type: 'user' } & ExportedMember)
   | { type: 'end'; counts: Counts }
 
 interface Counts {
@@ -75,7 +59,6 @@ const PAGE = 500
 /** An export holds an environment's documents, files and users: what it creates is its owner's alone. */
 const DIR_MODE = 0o700
 const FILE_MODE = 0o600
-const ACTOR = 'quire-cli'
 
 const LINE_SCHEMAS: Record<Line['type'], TSchema> = {
   'quire-export': Type.Object({
@@ -123,9 +106,6 @@ function locate(path: string): { ndjson: string; files: string | null } {
   return full.endsWith('.ndjson') ? { ndjson: full, files: null } : { ndjson: join(full, NDJSON), files: full }
 }
 
-const keyOf = (environmentId: string, definitionId: string, documentId: string, attachmentId: string) =>
-  `${environmentId}/${definitionId}/${documentId}/${attachmentId}`
-
 export async function exportEnvironment(io: Io, environmentId: string, path: string): Promise<void> {
   const config = readConfig(io)
   const target = locate(path)
@@ -135,7 +115,8 @@ export async function exportEnvironment(io: Io, environmentId: string, path: str
   let skippedFiles = 0
   await withStore(config, (store) =>
     withFiles(config, async (files) => {
-      const environment = await USERS_COLLECTIONS.environments.in(store).findOne({ _id: environmentId })
+      const documents = documentsAdmin(store, files)
+      const environment = await usersAdmin(store, ACTOR).environment(environmentId)
       if (!environment) throw new CliError(`there is no environment "${environmentId}"`)
       await mkdir(dirname(target.ndjson), { recursive: true, mode: DIR_MODE })
       const stream = createWriteStream(target.ndjson, { flags: 'wx', mode: FILE_MODE })
@@ -145,40 +126,29 @@ export async function exportEnvironment(io: Io, environmentId: string, path: str
       }
       const header: Line = { type: 'quire-export', format: FORMAT, exportedOn: new Date().toISOString(), environment }
       await write(JSON.stringify(header))
-      const definitions = await DOCUMENTS_COLLECTIONS.definitions.in(store).find({ _environmentId: environmentId })
+      const definitions = await documents.definitions(environmentId)
       for (const record of definitions) await write(JSON.stringify({ type: 'definition', record }))
       counts.definitions = definitions.length
       /** Stored file key → its name in the export: a file copies share is written once. */
       const written = new Map<string, { file: string; contentType: string } | null>()
 
       for (const definition of definitions) {
-        const documents = documentsCollection(definition).in(store)
-        const bar = progress(io, `documents of ${definition.name}`, await documents.count({}))
+        const bar = progress(io, `documents of ${definition.name}`, await documents.countDocuments(definition))
         // As stored, not decoded and encoded again.
         const prefix = `{"type":"document","definitionId":${JSON.stringify(definition._id)},"record":`
-        let after: string | undefined
-        for (;;) {
-          const page = await documents.findText({}, { limit: PAGE, after })
-          for (const { json } of page) await write(`${prefix}${json}}`)
+        for await (const page of documents.documentTexts(definition, PAGE)) {
+          for (const json of page) await write(`${prefix}${json}}`)
           bar.tick(page.length)
           counts.documents += page.length
-          if (page.length < PAGE) break
-          after = page.at(-1)?._id
         }
         bar.stop()
 
-        const records = await DOCUMENTS_COLLECTIONS.attachmentFiles.in(store).find({ definitionId: definition._id })
-        for (const { _id: key, documentId, file: shared } of records) {
-          const attachmentId = key.slice(keyOf(environmentId, definition._id, documentId, '').length)
-          // Only what a download can reach: an attachment its document holds (not an upload left out of one).
-          const document = await documents.findOne({ _id: documentId })
-          if (!document || !findAttachment(document, attachmentId)) continue
+        for await (const { documentId, attachmentId, file: stored } of documents.attachments(definition)) {
           if (target.files === null) {
             skippedFiles++
             continue
           }
-          const stored = shared ?? key
-          if (!written.has(stored)) written.set(stored, await copyOut(files, stored, target.files))
+          if (!written.has(stored)) written.set(stored, await copyOut(documents, stored, target.files))
           const copied = written.get(stored)
           if (!copied) continue // its file is gone (a removal racing the export)
           const line: Line = { type: 'file', definitionId: definition._id, documentId, attachmentId, ...copied }
@@ -187,20 +157,8 @@ export async function exportEnvironment(io: Io, environmentId: string, path: str
         }
       }
 
-      const users = await USERS_COLLECTIONS.users
-        .in(store)
-        .find({ environmentIds: environmentId }, { sort: { _id: 1 } })
-      for (const user of users) {
-        const entry = user.profile.environments[environmentId]
-        if (!entry) continue
-        const line: Line = {
-          type: 'user',
-          _id: user._id,
-          username: user.username,
-          globalEmails: user.globalEmails,
-          entry,
-        }
-        await write(JSON.stringify(line))
+      for (const member of await usersAdmin(store, ACTOR).members(environmentId)) {
+        await write(JSON.stringify({ type: 'user', ...member } satisfies Line))
         counts.users++
       }
       await write(JSON.stringify({ type: 'end', counts }))
@@ -220,19 +178,21 @@ export async function exportEnvironment(io: Io, environmentId: string, path: str
  * the store has no such file.
  */
 async function copyOut(
-  files: FileStore,
+  documents: DocumentsAdmin,
   key: string,
   root: string,
 ): Promise<{ file: string; contentType: string } | null> {
-  const info = await files.stat(key)
-  if (!info) return null
-  await mkdir(join(root, FILES), { recursive: true, mode: DIR_MODE })
+  const stored = await documents.readFile(key)
+  if (!stored) return null
+  await mkdir(join(root, FILES), { recursive: true, mode: DIR_MODE }).catch((err: unknown) => {
+    stored.stream.destroy()
+    throw err
+  })
   const partial = join(root, FILES, `.${randomBytes(8).toString('hex')}.partial`)
   const hash = createHash('sha256')
-  const { stream } = await files.get(key)
   try {
     await pipeline(
-      stream,
+      stored.stream,
       async function* (chunks: AsyncIterable<Buffer>) {
         for await (const chunk of chunks) {
           hash.update(chunk)
@@ -244,7 +204,7 @@ async function copyOut(
     const file = `${FILES}/${hash.digest('hex')}`
     // The same bytes under another key (two uploads of one file) are the same export file.
     await rename(partial, join(root, file))
-    return { file, contentType: info.contentType }
+    return { file, contentType: stored.contentType }
   } finally {
     await rm(partial, { force: true })
   }
@@ -372,15 +332,6 @@ async function checkExport(source: { ndjson: string; files: string | null }): Pr
   return { header, lines, files }
 }
 
-/** The users and environments services' own repositories, on an instance that serves nothing. */
-async function repositories(store: RecordStore) {
-  const instance = Fastify({ logger: false })
-  await instance.register(usersRepositoryPlugin, { store })
-  await instance.register(environmentsPlugin, { store })
-  await instance.ready()
-  return { users: instance.users, environments: instance.environments }
-}
-
 /**
  * Into a new environment, atomically: the export is checked whole (every line, every file's bytes) before
  * anything is written, and the environment itself is created last, so no one can reach it half-imported; any
@@ -402,19 +353,19 @@ export async function importEnvironment(io: Io, path: string, options: { as?: st
   let missingFiles = 0
   await withStore(config, (store) =>
     withFiles(config, async (files) => {
-      await ensureUsersIndexes(store)
-      await ensureDocumentsIndexes(store)
-      const { users, environments } = await repositories(store)
-      if (await USERS_COLLECTIONS.environments.in(store).findOne({ _id: environmentId })) {
+      const users = usersAdmin(store, ACTOR)
+      const documents = documentsAdmin(store, files)
+      await users.ensureIndexes()
+      await documents.ensureIndexes()
+      const into = { users: users.importInto(environmentId), documents: documents.importInto(environmentId) }
+      if (await into.users.taken()) {
         throw new CliError(`the environment "${environmentId}" exists or existed: import into a new one (--as <id>)`)
       }
-      const created = new Set<string>()
-      const stored = new Map<string, { key: string; references: number }>()
-      const target: Target = { store, files, users, environmentId, created, stored }
-      if (await discardImport(store, files, environmentId, created)) {
-        print(io, `removed what an interrupted import left of "${environmentId}"`)
+      const discard = async () => {
+        const documents = await into.documents.discard()
+        return (await into.users.discard()) || documents
       }
-      const definitionIds = new Map<string, DefinitionRecord>()
+      if (await discard()) print(io, `removed what an interrupted import left of "${environmentId}"`)
       const bar = progress(io, `import into ${environmentId}`, lines)
       // Inserts in flight, each settling with its line's failure (never rejecting while nobody awaits it).
       let pending: Promise<LineError | undefined>[] = []
@@ -429,17 +380,13 @@ export async function importEnvironment(io: Io, path: string, options: { as?: st
           at = number
           bar.tick()
           switch (line.type) {
-            case 'definition': {
-              const definition = await importDefinition(store, line.record, environmentId)
-              definitionIds.set(line.record._id, definition)
+            case 'definition':
+              await into.documents.definition(line.record)
               counts.definitions++
               break
-            }
             case 'document': {
-              const definition = definitionIds.get(line.definitionId) as DefinitionRecord
-              const record = { ...line.record, _environmentId: environmentId, _documentDefinitionId: definition._id }
               // Concurrent inserts share the store's commits; a failure names its own line.
-              const insert = store.collection(documentsCollection(definition).name).insertOne(record)
+              const insert = into.documents.document(line.definitionId, line.record)
               pending.push(
                 insert.then(
                   () => undefined,
@@ -452,38 +399,37 @@ export async function importEnvironment(io: Io, path: string, options: { as?: st
             }
             case 'file': {
               await flush()
-              const definition = definitionIds.get(line.definitionId) as DefinitionRecord
               const bytes = exported.get(line.file)
-              if (bytes) await importFile(target, definition, line, bytes)
-              else missingFiles++
+              if (bytes) {
+                await into.documents.file(line, { size: bytes.size, open: () => createReadStream(bytes.path) })
+              } else missingFiles++
               counts.files++
               break
             }
-            case 'user':
+            case 'user': {
               await flush()
-              await importUser(target, line)
+              const { type: _, ...member } = line
+              await into.users.member(member)
               counts.users++
               break
+            }
             default:
               break
           }
         }
         await flush()
         at = lines
-        for (const { key, references } of stored.values()) {
-          if (references > 1) await DOCUMENTS_COLLECTIONS.sharedFiles.in(store).insertOne({ _id: key, references })
-        }
+        await into.documents.finish()
         // Last: until the environment exists, nobody can reach what was written into it.
         at = 1
-        await environments.create(environmentBody, ACTOR)
-        if (header.environment.active === false) await environments.update(environmentId, { active: false }, ACTOR)
+        await into.users.open(environmentBody, header.environment.active !== false)
       } catch (err) {
         await Promise.all(pending)
         bar.stop()
         const number = err instanceof LineError ? err.line : at
         const cause = err instanceof LineError ? err.cause : err
         try {
-          await discardImport(store, files, environmentId, created)
+          await discard()
         } catch (failure) {
           // Not reachable (the environment does not exist); the next import of it removes the rest first.
           throw new CliError(
@@ -504,68 +450,6 @@ export async function importEnvironment(io: Io, path: string, options: { as?: st
   if (missingFiles > 0) print(io, `${missingFiles} attachment files were not in the export; their bytes are missing`)
 }
 
-/** Where an import writes, and what it wrote so far. */
-interface Target {
-  store: RecordStore
-  files: FileStore
-  users: FastifyInstance['users']
-  environmentId: string
-  /** The accounts it created. */
-  created: Set<string>
-  /** Export file name → the key it was stored under, and how many attachments read it. */
-  stored: Map<string, { key: string; references: number }>
-}
-
-/** An attachment of a document just imported: its file stored once, and shared by the lines naming it again. */
-async function importFile(
-  { store, files, environmentId, stored }: Target,
-  definition: DefinitionRecord,
-  line: Extract<Line, { type: 'file' }>,
-  bytes: { path: string; size: number },
-): Promise<void> {
-  const document = await documentsCollection(definition).in(store).findOne({ _id: line.documentId })
-  if (!document || !findAttachment(document, line.attachmentId)) {
-    throw new Error(`document ${line.documentId} holds no attachment ${line.attachmentId}`)
-  }
-  const key = keyOf(environmentId, definition._id, line.documentId, line.attachmentId)
-  const record = { _id: key, definitionId: definition._id, documentId: line.documentId }
-  const records = DOCUMENTS_COLLECTIONS.attachmentFiles.in(store)
-  const _createdOn = new Date().toISOString()
-  const first = stored.get(line.file)
-  if (first) {
-    // A copy: it shares the stored file, as `copyAttachments` makes it.
-    await records.insertOne({ ...record, _createdOn, file: first.key })
-    first.references++
-    return
-  }
-  // As the service does: the record first, so a stored file always has one.
-  await records.insertOne({ ...record, _createdOn })
-  await files.put(key, createReadStream(bytes.path), { size: bytes.size, contentType: line.contentType })
-  stored.set(line.file, { key, references: 1 })
-}
-
-/** The entry joins the account of the same `_id` (and username), or a new account made by the service's rules. */
-async function importUser(
-  { store, users, environmentId, created }: Target,
-  line: Extract<Line, { type: 'user' }>,
-): Promise<void> {
-  const existing = await USERS_COLLECTIONS.users.in(store).findOne({ _id: line._id })
-  if (existing) {
-    if (existing.username !== line.username.normalize('NFC')) {
-      throw new Error(`user ${line._id} is "${existing.username}" here, not "${line.username}"`)
-    }
-    await users.updateEntry(existing, environmentId, line.entry, ACTOR)
-    return
-  }
-  const addresses = line.globalEmails.map(({ address }) => address)
-  created.add(line._id)
-  await users.createImported(
-    { _id: line._id, username: line.username, addresses, entry: line.entry },
-    environmentId,
-    ACTOR,
-  )
-}
-
 /** A write of one line that failed, with the line's number. */
 class LineError extends Error {
   constructor(
@@ -580,82 +464,4 @@ class LineError extends Error {
 function reason(err: unknown): string {
   if (err instanceof ApiError) return err.message
   return (err instanceof Error ? err.message : String(err)).split('\n')[0] ?? ''
-}
-
-/** The definition under the target environment; a new `_id` when the store holds it already (import beside it). */
-async function importDefinition(
-  store: RecordStore,
-  exported: DefinitionRecord,
-  environmentId: string,
-): Promise<DefinitionRecord> {
-  const definitions = DOCUMENTS_COLLECTIONS.definitions.in(store)
-  const taken = (await definitions.findOne({ _id: exported._id }, { projection: { _id: 1 } })) !== null
-  const definition: DefinitionRecord = {
-    ...exported,
-    _id: taken ? newObjectId() : exported._id,
-    _environmentId: environmentId,
-  }
-  const spec = documentsCollection(definition)
-  // The record first: whatever is written for it is found (and removed) through it.
-  await definitions.insertOne(definition)
-  const documents = spec.in(store)
-  for (const index of [...spec.indexes, ...(definition.indexes ?? []).map(declaredIndex)]) {
-    await documents.ensureIndex(index)
-  }
-  return definition
-}
-
-/**
- * Removes everything written for `environmentId`, which does not exist: its definitions with their documents and
- * attachment files, the accounts in `created`, and the entries for it of every other account. True when there
- * was anything to remove.
- */
-async function discardImport(
-  store: RecordStore,
-  files: FileStore,
-  environmentId: string,
-  created: Set<string>,
-): Promise<boolean> {
-  const definitions = DOCUMENTS_COLLECTIONS.definitions.in(store)
-  const attachments = DOCUMENTS_COLLECTIONS.attachmentFiles.in(store)
-  const shared = DOCUMENTS_COLLECTIONS.sharedFiles.in(store)
-  const users = USERS_COLLECTIONS.users.in(store)
-  let removed = false
-  for (const definition of await definitions.find({ _environmentId: environmentId })) {
-    removed = true
-    for (;;) {
-      const page = await attachments.find({ definitionId: definition._id }, { limit: PAGE })
-      for (const record of page) {
-        if (record.file === undefined) await files.remove(record._id)
-        await shared.deleteOne({ _id: record._id })
-        await attachments.deleteOne({ _id: record._id })
-      }
-      if (page.length < PAGE) break
-    }
-    await store.dropCollection(documentsCollection(definition).name)
-    await definitions.deleteOne({ _id: definition._id })
-  }
-  for (;;) {
-    const page = await users.find({ environmentIds: environmentId }, { limit: PAGE })
-    for (const user of page) {
-      removed = true
-      if (created.has(user._id)) {
-        await users.deleteOne({ _id: user._id })
-        continue
-      }
-      // Unless its entries changed meanwhile: then it is read again by the next page.
-      await users.updateOne(
-        { _id: user._id, environmentIds: user.environmentIds, activeEnvironmentIds: user.activeEnvironmentIds },
-        {
-          $unset: { [`profile.environments.${environmentId}`]: '' },
-          $set: {
-            environmentIds: user.environmentIds.filter((id) => id !== environmentId),
-            activeEnvironmentIds: user.activeEnvironmentIds.filter((id) => id !== environmentId),
-          },
-        },
-      )
-    }
-    if (page.length < PAGE) break
-  }
-  return removed
 }

@@ -1,4 +1,5 @@
 import t from 'tap'
+import { USERS_COLLECTIONS } from '@quire/users-service'
 import { login, quire, serve, tempDir } from '../helper.js'
 
 t.test('admin create: a super-administrator with a generated password printed once', async (t) => {
@@ -103,4 +104,38 @@ t.test('password reset: the new password works, the old one and every session en
   const unknown = await quire(['password', 'reset', 'nobody'], { QUIRE_DATA_DIR: dataDir })
   t.equal(unknown.code, 1)
   t.match(unknown.stderr, /there is no user "nobody"/)
+})
+
+t.test('password reset: a reset link mailed before it no longer works', async (t) => {
+  const dataDir = await tempDir(t)
+  const { server, store } = await serve(t, dataDir)
+  const admin = (await login(server, 'admin', 'correct horse battery', 'default')).headers
+  const payload = { username: 'forgetful', password: 'some password', email: 'forgetful@example.com' }
+  const created = await server.inject({ method: 'POST', url: '/api/v2/users', headers: admin, payload })
+  t.equal(created.statusCode, 201, created.body)
+  const requested = await server.inject({
+    method: 'POST',
+    url: '/auth/reset-password',
+    payload: { username: 'forgetful' },
+  })
+  t.equal(requested.statusCode, 200, requested.body)
+  // Without SMTP the outbox is the delivery: the queued mail holds the token, as the mailbox would.
+  const [mail] = await USERS_COLLECTIONS.mailOutbox.in(store).find({ to: 'forgetful@example.com' })
+  const token = /Reset token: (\S+)/.exec(mail?.text ?? '')?.[1] ?? ''
+  t.not(token, '', 'a reset link was mailed')
+
+  const reset = await quire(
+    ['password', 'reset', 'forgetful', '--password-stdin'],
+    { QUIRE_DATA_DIR: dataDir },
+    'chosen by the operator',
+  )
+  t.equal(reset.code, 0, reset.stderr)
+  const confirm = await server.inject({
+    method: 'POST',
+    url: '/auth/reset-password/confirm',
+    payload: { token, password: 'chosen by whoever read the mail' },
+  })
+  t.equal(confirm.statusCode, 401, 'the mailed link is void')
+  t.equal((await login(server, 'forgetful', 'chosen by whoever read the mail')).status, 401)
+  t.equal((await login(server, 'forgetful', 'chosen by the operator')).status, 200)
 })

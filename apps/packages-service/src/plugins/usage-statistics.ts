@@ -1,11 +1,7 @@
 import fp from 'fastify-plugin'
 import type { FastifyInstance } from 'fastify'
 import type { Identity } from '@quire/identity'
-
-interface UsageStatistics {
-  /** Users whose entry for the environment is active. */
-  activeUsers(environmentId: string): Promise<number>
-}
+import { createUsageStatistics, type UsageStatistics } from '../domain/usage-statistics.js'
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -13,14 +9,10 @@ declare module 'fastify' {
   }
 }
 
-/**
- * The size of an environment. The users service owns the users and the index the count runs on: the count
- * crosses its line only through `Identity.activeUsers`, so this service names neither.
- */
+/** `app.usageStatistics`: the size of an environment, read through the users service's `Identity`. */
 export const usageStatisticsPlugin = fp(
   async (app: FastifyInstance, { identity }: { identity: Identity }) => {
-    const usageStatistics: UsageStatistics = { activeUsers: (environmentId) => identity.activeUsers(environmentId) }
-    app.decorate('usageStatistics', usageStatistics)
+    app.decorate('usageStatistics', createUsageStatistics(identity))
   },
   { name: '@quire/packages-usage-statistics', fastify: '5.x' },
 )

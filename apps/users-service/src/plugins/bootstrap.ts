@@ -1,80 +1,22 @@
-import { randomBytes } from 'node:crypto'
 import fp from 'fastify-plugin'
 import type { FastifyInstance } from 'fastify'
-import { DuplicateKeyError, newObjectId, type RecordStore } from '@quire/records'
-import { COLLECTIONS, type EnvironmentRecord, type UserRecord } from '../collections.js'
-import { checkUsername, loginKey } from '../lib/identifiers.js'
-import { hashPassword } from '../lib/passwords.js'
-
-interface BootstrapOptions {
-  store: RecordStore
-  /** `QUIRE_ENVIRONMENT_ID`, `QUIRE_ADMIN_USERNAME`, `QUIRE_ADMIN_PASSWORD`. */
-  environmentId: string
-  username: string
-  password?: string | undefined
-}
+import { bootstrapStore, type BootstrapOptions } from '../domain/bootstrap.js'
 
 /**
- * First start on an empty store: the configured environment and a super-administrator who administers it.
+ * Creates the first environment and its super-administrator when the store has no user yet; decorates nothing.
  * A generated password is printed once, on stdout, never logged.
  */
-async function bootstrap(app: FastifyInstance, { store, environmentId, ...options }: BootstrapOptions) {
-  if ((await COLLECTIONS.users.in(store).count({})) > 0) return
-  const username = checkUsername(options.username)
-  const now = new Date().toISOString()
-  const userId = newObjectId()
-  const password = options.password ?? randomBytes(18).toString('base64url')
-  const environment: EnvironmentRecord = {
-    _id: environmentId,
-    name: environmentId,
-    _createdOn: now,
-    _createdByUserId: userId,
-  }
-  const admin: UserRecord = {
-    _id: userId,
-    username,
-    profile: {
-      environments: {
-        [environment._id]: {
-          name: 'Administrator',
-          email: '',
-          language: 'en',
-          locale: 'en',
-          administrator: true,
-          active: true,
-          groups: [],
-        },
-      },
-    },
-    globalEmails: [],
-    loginKeys: [loginKey(username)],
-    environmentIds: [environment._id],
-    activeEnvironmentIds: [environment._id],
-    isSuperAdministrator: true,
-    authentication: { passwordHash: await hashPassword(password) },
-    _createdOn: now,
-    _createdByUserId: userId,
-    _lastModifiedOn: now,
-    _lastModifiedByUserId: userId,
-  }
-  try {
-    await store.transaction(async (tx) => {
-      await COLLECTIONS.environments.in(tx).insertOne(environment)
-      await COLLECTIONS.users.in(tx).insertOne(admin)
-    })
-  } catch (err) {
-    // Another process bootstrapped the same store first.
-    if (err instanceof DuplicateKeyError) return
-    throw err
-  }
-  app.log.info({ environmentId: environment._id, username: admin.username }, 'bootstrapped an empty store')
-  if (!options.password) {
-    process.stdout.write(
-      `\nQuire first start: super-administrator "${admin.username}" created with password: ${password}\n` +
-        'It is shown only this once; change it or set QUIRE_ADMIN_PASSWORD.\n\n',
-    )
-  }
-}
-
-/** Creates the first environment and its super-administrator when the store has no user yet; decorates nothing. */
-export const bootstrapPlugin = fp(bootstrap, { name: '@quire/users-bootstrap', fastify: '5.x' })
+export const bootstrapPlugin = fp(
+  async (app: FastifyInstance, options: BootstrapOptions) => {
+    const created = await bootstrapStore(options)
+    if (!created) return
+    app.log.info({ environmentId: created.environmentId, username: created.username }, 'bootstrapped an empty store')
+    if (created.generatedPassword !== undefined) {
+      process.stdout.write(
+        `\nQuire first start: super-administrator "${created.username}" created with password: ` +
+          `${created.generatedPassword}\nIt is shown only this once; change it or set QUIRE_ADMIN_PASSWORD.\n\n`,
+      )
+    }
+  },
+  { name: '@quire/users-bootstrap', fastify: '5.x' },
+)
