@@ -69,18 +69,24 @@ function startServer(env) {
   })
 }
 
+/** One API call; again after a pause while the server sheds load (503), as it may on a busy machine. */
 async function api(base, method, path, token, body, environment = 'default') {
-  const res = await fetch(new URL(path, base), {
-    method,
-    headers: {
-      ...(token ? { authorization: `Bearer ${token}`, 'environment-id': environment } : {}),
-      ...(body ? { 'content-type': 'application/json' } : {}),
-    },
-    body: body ? JSON.stringify(body) : undefined,
-  })
-  const json = await res.json()
-  if (!res.ok) throw new Error(`${method} ${path}: ${res.status} ${JSON.stringify(json)}`)
-  return json
+  for (let attempt = 1; ; attempt++) {
+    const res = await fetch(new URL(path, base), {
+      method,
+      headers: {
+        ...(token ? { authorization: `Bearer ${token}`, 'environment-id': environment } : {}),
+        ...(body ? { 'content-type': 'application/json' } : {}),
+      },
+      body: body ? JSON.stringify(body) : undefined,
+    })
+    const json = await res.json()
+    if (res.ok) return json
+    if (res.status !== 503 || attempt === 20) {
+      throw new Error(`${method} ${path}: ${res.status} ${JSON.stringify(json)}`)
+    }
+    await new Promise((resolve) => setTimeout(resolve, 1000))
+  }
 }
 
 /** A `bench` definition in `environment` with `total` documents, indexed on `category` alone; their ids. */
