@@ -5,8 +5,8 @@ import { currentAccount, othersActive } from '../work-account.js'
 /**
  * Costly store work (a read's first slice and each later one, an index build's chunks, a sweep's) shares the one
  * event loop with every other request. Its time is charged to the work account it runs for (the request's
- * environment, see work-account.ts; work no request started has an account of its own), and each account takes
- * its turns through a queue of its own. While `n` other accounts are active, an account that spent d ms rests
+ * environment, see work-account.ts; work of no account, a sweep's or a request's made alone, has a queue of its
+ * own and counts as one of the active accounts), and each account takes its turns through a queue of its own. While `n` other accounts are active, an account that spent d ms rests
  * d × REST × n ms before its next costly read or slice: its costly work holds at most 1 / (1 + REST × n) of the
  * loop, whatever its shape, and the other environments' requests keep the rest. Alone, it runs with no rest,
  * still giving the loop a turn between slices. Per account, not one gate for all: otherwise a neighbour's queue
