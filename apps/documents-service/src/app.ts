@@ -12,6 +12,7 @@ import { definitionsPlugin } from './plugins/definitions-repository.js'
 import { documentsPlugin } from './plugins/documents-repository.js'
 import { idempotencyPlugin } from './plugins/idempotency.js'
 import { reclaimPlugin } from './plugins/reclaim.js'
+import { workAccountPlugin } from './plugins/work-account.js'
 import { attachmentRoutes } from './routes/attachments.js'
 import { copyAttachmentRoutes } from './routes/copy-attachments.js'
 import { definitionRoutes } from './routes/document-definitions.js'
@@ -34,6 +35,7 @@ export const app: FastifyPluginAsync<DocumentsAppOptions> = async (fastify, { st
     callerRateLimitPerMinute: config.QUIRE_CALLER_RATE_LIMIT_PER_MINUTE,
   })
 
+  await fastify.register(workAccountPlugin, { queueLimit: config.QUIRE_WORK_QUEUE_PER_ENVIRONMENT })
   await ensureDocumentsIndexes(store)
   await fastify.register(idempotencyPlugin, { store })
   await fastify.register(actionsPlugin, { store, config })

@@ -94,6 +94,14 @@ export const DocumentsConfigSchema = Type.Object({
     default: 64,
     description: 'Action runs of one environment that may wait; past it a run is refused (503 scripts_busy).',
   }),
+  QUIRE_WORK_QUEUE_PER_ENVIRONMENT: Type.Integer({
+    minimum: 1,
+    maximum: 100_000,
+    default: 128,
+    description:
+      'Costly reads (lists, counts, exports) of one environment that may wait for their turn while environments ' +
+      'share the server; past it a read is refused (429 rate_limited).',
+  }),
   QUIRE_ACTION_RUN_RETENTION_DAYS: Type.Integer({
     minimum: 1,
     maximum: 3650,

@@ -61,3 +61,12 @@ export class StoreFullError extends RecordsError {
   override name = 'StoreFullError'
   readonly statusCode = 507
 }
+
+/**
+ * An environment has as much costly store work waiting for its turn as its work account allows (see
+ * `WorkAccount.queueLimit`); `statusCode` lets an HTTP error handler answer 429 (with `Retry-After`).
+ */
+export class WorkQueueFullError extends RecordsError {
+  override name = 'WorkQueueFullError'
+  readonly statusCode = 429
+}

@@ -15,6 +15,7 @@ import type {
   UpdateOptions,
 } from '../port.js'
 import type { Engine } from './engine.js'
+import { accounted } from './long-work.js'
 import { countSteps, findSteps, Pacer, runAsync, runSync } from './query-plan.js'
 import { Row } from './row.js'
 
@@ -49,10 +50,12 @@ export class EmbeddedCollection<T extends StoredRecord> implements Collection<T>
     return { sort: normalizeSort(options.sort), after, skip: options.skip, limit: options.limit }
   }
 
-  /** A read: a long scan gives the event loop a turn now and then. */
+  /** A read: charged to its work account, and a long scan gives the event loop a turn now and then. */
   #find(filter: Filter, options: FindOptions = {}): Row[] | Promise<Row[]> {
-    const pacer = new Pacer(true)
-    return runAsync(this.engine, pacer, findSteps(this.engine, this.name, filter, this.#options(options), pacer))
+    return accounted(() => {
+      const pacer = new Pacer(true)
+      return runAsync(this.engine, pacer, findSteps(this.engine, this.name, filter, this.#options(options), pacer))
+    })
   }
 
   /** Inside a write: to the end in one go, and whatever it holds (the write needs every match). */
@@ -89,8 +92,10 @@ export class EmbeddedCollection<T extends StoredRecord> implements Collection<T>
   }
 
   async count(filter: Filter): Promise<number> {
-    const pacer = new Pacer(true)
-    return runAsync(this.engine, pacer, countSteps(this.engine, this.name, filter, pacer))
+    return accounted(() => {
+      const pacer = new Pacer(true)
+      return runAsync(this.engine, pacer, countSteps(this.engine, this.name, filter, pacer))
+    })
   }
 
   async insertOne(record: T): Promise<T> {

@@ -1,26 +1,95 @@
 import { setImmediate as nextTurn, setTimeout as sleep } from 'node:timers/promises'
+import { WorkQueueFullError } from '../errors.js'
+import { currentAccount, othersActive } from '../work-account.js'
 
 /**
- * Long work (a scan past its first slice, an index build, a sweep) shares the one event loop with every other
- * request, whoever starts it. Its slices take turns through this gate: after a slice of d ms, the next slice of any
- * long work waits d × `REST` ms, so all of it together holds at most 1 / (1 + REST) of the loop, and short requests
- * of every environment keep the rest. Yielding alone was not enough: in the bench's noisy-neighbour scenario a
- * neighbour's scans and index builds, each yielding every 2 ms, left the reader 26% of its throughput.
+ * Costly store work (a read's first slice and each later one, an index build's chunks, a sweep's) shares the one
+ * event loop with every other request. Its time is charged to the work account it runs for (the request's
+ * environment, see work-account.ts; work of no account, a sweep's or a request's made alone, has a queue of its
+ * own and counts as one of the active accounts), and each account takes its turns through a queue of its own. While `n` other accounts are active, an account that spent d ms rests
+ * d × REST × n ms before its next costly read or slice: its costly work holds at most 1 / (1 + REST × n) of the
+ * loop, whatever its shape, and the other environments' requests keep the rest. Alone, it runs with no rest,
+ * still giving the loop a turn between slices. Per account, not one gate for all: otherwise a neighbour's queue
+ * would be every environment's wait.
  */
-const REST = 4
-let queue: Promise<void> = Promise.resolve()
-let restUntil = 0
+const REST = 2
+/** A rest shorter than this does not hold a read back: a timer would cost more than the rest itself. */
+const GRACE_MS = 1
 
-/** Resolves when it is the caller's turn to run one slice; report the slice's length with `spent` right after. */
-export function turn(): Promise<void> {
-  const mine = queue.then(() => {
-    const wait = restUntil - performance.now()
-    return wait > 0 ? sleep(wait) : nextTurn()
+interface Gate {
+  restUntil: number
+  queue: Promise<void>
+  /** Reads and slices waiting in `queue`. */
+  waiting: number
+}
+
+const gates = new Map<string | undefined, Gate>()
+
+function gateOf(id: string | undefined): Gate {
+  let gate = gates.get(id)
+  if (!gate) {
+    if (gates.size >= 1024) forgetIdle()
+    gate = { restUntil: 0, queue: Promise.resolve(), waiting: 0 }
+    gates.set(id, gate)
+  }
+  return gate
+}
+
+function forgetIdle(): void {
+  const now = performance.now()
+  for (const [id, gate] of gates) if (gate.waiting === 0 && gate.restUntil < now) gates.delete(id)
+}
+
+function wait(gate: Gate): Promise<void> {
+  gate.waiting++
+  const mine = gate.queue.then(async () => {
+    const rest = gate.restUntil - performance.now()
+    await (rest > 0 ? sleep(rest) : nextTurn())
+    gate.waiting--
   })
-  queue = mine
+  gate.queue = mine
   return mine
 }
 
+function charge(id: string | undefined, gate: Gate, ms: number): void {
+  const now = performance.now()
+  const others = othersActive(id, now)
+  if (others > 0) gate.restUntil = Math.max(gate.restUntil, now) + ms * REST * others
+}
+
+/** Resolves when it is the caller's turn to run one slice; report the slice's length with `spent` right after. */
+export function turn(): Promise<void> {
+  return wait(gateOf(currentAccount()?.id))
+}
+
 export function spent(ms: number): void {
-  restUntil = performance.now() + ms * REST
+  const id = currentAccount()?.id
+  charge(id, gateOf(id), ms)
+}
+
+/**
+ * Runs a costly read (a plan, whose later slices take their own turns) and charges its first slice: at once
+ * unless its account rests or has work waiting, then after its turn. Past the account's `queueLimit` of waiting
+ * work while other accounts are active, refuses it with `WorkQueueFullError`.
+ */
+export function accounted<R>(work: () => R | Promise<R>): R | Promise<R> {
+  const account = currentAccount()
+  const gate = gateOf(account?.id)
+  const run = (): R | Promise<R> => {
+    const started = performance.now()
+    try {
+      return work()
+    } finally {
+      charge(account?.id, gate, performance.now() - started)
+    }
+  }
+  const now = performance.now()
+  if (gate.waiting === 0 && gate.restUntil - now < GRACE_MS) return run()
+  // Alone, its queue only takes turns with the loop: nobody else's share to protect.
+  if (account && gate.waiting >= account.queueLimit && othersActive(account.id, now) > 0) {
+    throw new WorkQueueFullError(
+      `environment ${account.id} has ${gate.waiting} costly reads waiting for their turn, its limit; retry shortly`,
+    )
+  }
+  return wait(gate).then(run)
 }
