@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto'
+import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto'
 import type { FastifyRequest, onRequestAsyncHookHandler } from 'fastify'
 import { isInjection } from 'light-my-request'
 import { fail } from '@quire/service-kit'
@@ -9,11 +9,18 @@ export interface DelegationGrant {
   readonly environmentId: string
   /** How many actions deep the calls made with it are (1 for an action a request set off). */
   readonly depth: number
+  /** How long its `token` is accepted at most (the run's wall limit); its release ends it sooner. */
+  readonly ttlMs?: number
 }
 
 export interface Delegation {
   /** The headers a call made with it sends: `authorization: Delegated <handle>` and `environment-id`. */
   readonly headers: { readonly authorization: string; readonly 'environment-id': string }
+  /**
+   * A bearer token of the same grant, for a script to send as `Authorization: Bearer` (the platform's
+   * `authToken.accessToken`): signed by this process, expiring after `ttlMs`, refused once released.
+   */
+  readonly token: string
   /** Aborted by `release`: work a call made with it started (a queued nested run, a pending write) stops. */
   readonly signal: AbortSignal
   /** Ends it: the handle is refused from then on and `signal` aborts. */
@@ -21,6 +28,13 @@ export interface Delegation {
 }
 
 const DELEGATED_PREFIX = 'Delegated '
+/** Run tokens: `qrun.<payload>.<signature>`, told apart from access tokens (JWTs) and long-lived tokens at a glance. */
+const RUN_TOKEN_PREFIX = 'qrun.'
+const RUN_TOKEN = /^qrun\.([\w-]{1,512})\.([\w-]{43})$/
+const DEFAULT_TTL_MS = 10_000
+/** The key run tokens are signed with: this process's, as the grants they name live in its memory alone. */
+const signingKey = randomBytes(32)
+const sign = (payload: string) => createHmac('sha256', signingKey).update(payload).digest('base64url')
 
 /**
  * Live delegations, by handle. Module-level: every auth plugin of this process (each service mounted in the
@@ -38,6 +52,8 @@ export type LiveGrant = DelegationGrant & { readonly issuedAt: number; readonly 
  */
 export function delegate(grant: DelegationGrant): Delegation {
   const handle = randomBytes(32).toString('base64url')
+  const expires = Date.now() + (grant.ttlMs ?? DEFAULT_TTL_MS)
+  const payload = Buffer.from(JSON.stringify({ h: handle, x: expires })).toString('base64url')
   const ended = new AbortController()
   grants.set(handle, {
     userId: grant.userId,
@@ -48,6 +64,7 @@ export function delegate(grant: DelegationGrant): Delegation {
   })
   return {
     headers: { authorization: `${DELEGATED_PREFIX}${handle}`, 'environment-id': grant.environmentId },
+    token: `${RUN_TOKEN_PREFIX}${payload}.${sign(payload)}`,
     signal: ended.signal,
     release: () => {
       grants.delete(handle)
@@ -88,3 +105,28 @@ export const refuseNetworkDelegation: onRequestAsyncHookHandler = async function
 
 /** The grant behind a live handle, or undefined. */
 export const delegated = (handle: string): LiveGrant | undefined => grants.get(handle)
+
+/** Whether a bearer token is a run token (see `Delegation.token`), valid or not. */
+export const isRunToken = (token: string): boolean => token.startsWith(RUN_TOKEN_PREFIX)
+
+/**
+ * The grant behind a run token: its signature holds, it has not expired, and its run has not released it;
+ * undefined otherwise. Unlike a `Delegated` handle it may come from the network: what it opens is the grant's,
+ * never more, and only while its run lasts.
+ */
+export function runTokenGrant(token: string): LiveGrant | undefined {
+  const match = RUN_TOKEN.exec(token)
+  if (!match) return undefined
+  const [, payload = '', signature = ''] = match
+  const expected = Buffer.from(sign(payload))
+  if (!timingSafeEqual(expected, Buffer.from(signature))) return undefined
+  let claims: unknown
+  try {
+    claims = JSON.parse(Buffer.from(payload, 'base64url').toString('utf8'))
+  } catch {
+    return undefined
+  }
+  const { h, x } = (claims ?? {}) as { h?: unknown; x?: unknown }
+  if (typeof h !== 'string' || typeof x !== 'number' || x <= Date.now()) return undefined
+  return grants.get(h)
+}
