@@ -9,10 +9,12 @@ import {
 } from '../src/index.js'
 
 /**
- * An engine whose runs have CPU time to spare: these tests are about scheduling, and on a machine loaded many times
- * over its cores a run's first stretch of guest code can take longer than the default limit.
+ * An engine whose runs have CPU and wall time to spare: these tests are about scheduling, and on a machine loaded
+ * many times over its cores a run's first stretch of guest code can take longer than the default limit, and a
+ * parent waits for its children's threads to start.
  */
-const newEngine = (options: EngineOptions) => new ScriptEngine({ ...options, limits: { cpuMs: 10_000 } })
+const newEngine = (options: EngineOptions) =>
+  new ScriptEngine({ ...options, limits: { cpuMs: 10_000, wallMs: 120_000 } })
 const answer = (body: unknown = null): RestAnswer => ({ status: 200, headers: {}, body })
 const ok: RunRequest['rest'] = async () => answer()
 const result = (outcome: RunOutcome) => (outcome.status === 'ok' ? outcome.result : outcome)

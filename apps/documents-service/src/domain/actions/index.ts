@@ -160,7 +160,8 @@ export function createActions({ store, engine, transport, now, log, settings }: 
     signal?: AbortSignal,
   ): Promise<{ runId: string; outcome: RunOutcome; writes: ActionRunWrite[] }> {
     const runId = newObjectId()
-    const delegation = delegate(runner)
+    // Its token is the platform's `authToken.accessToken`: the run's rights, for the run's wall time at most.
+    const delegation = delegate({ ...runner, ttlMs: settings.wallMs })
     const ended = new AbortController()
     // Every call of the run waits on it at once (up to its REST.call limit): no leak to warn about.
     setMaxListeners(0, ended.signal)
@@ -178,8 +179,9 @@ export function createActions({ store, engine, transport, now, log, settings }: 
         depth: runner.depth,
         ...(signal && { signal }),
         globals: {
-          serverDocument: document,
+          serverDocument: { ...document, _documentDefinitionName: definition.name },
           environmentId: runner.environmentId,
+          authToken: { accessToken: delegation.token, tokenType: 'Bearer' },
           // The definition-copy body's names (spec): a script passes its context on as the platform's do.
           context: {
             actionInfo: { id: `${definition._id}:${action.name}`, name: action.name },
