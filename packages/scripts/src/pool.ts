@@ -425,6 +425,15 @@ export class ScriptEngine {
     }, IDLE_THREAD_MS).unref()
   }
 
+  /**
+   * A thread started ahead while runs wait for answers: the run a call sets off (a nested action) or the next one
+   * then starts at once instead of waiting for QuickJS to load on a new thread.
+   */
+  private keepSpare() {
+    const spare = this.workers.some((worker) => worker.flights.size === 0)
+    if (!spare && !this.closed && this.workers.length < this.workerCount * THREADS_PER_SLOT) this.retire(this.spawn())
+  }
+
   private wake(worker: PoolWorker) {
     Atomics.add(worker.segment, SEGMENT_WAKE, 1)
     Atomics.notify(worker.segment, SEGMENT_WAKE)
@@ -442,6 +451,7 @@ export class ScriptEngine {
         flight.restCalls++
         worker.waiting = true
         this.rest(worker, message, flight.job)
+        this.keepSpare()
         // Its slot is free while it waits.
         break
       }

@@ -1,3 +1,5 @@
+import { Readable } from 'node:stream'
+import type { ReadableStream as NodeReadableStream } from 'node:stream/web'
 import fp from 'fastify-plugin'
 import type { FastifyInstance } from 'fastify'
 import type { RecordStore } from '@quire/records'
@@ -16,7 +18,7 @@ declare module 'fastify' {
 
 /** REST.calls answered by this server itself (`inject`): every service mounted beside this one is reachable. */
 function inProcess(fastify: FastifyInstance): RestTransport {
-  return async ({ method, url, headers, payload }) => {
+  const send: RestTransport['send'] = async ({ method, url, headers, payload }) => {
     const answer = await fastify.inject({
       method,
       url,
@@ -40,6 +42,32 @@ function inProcess(fastify: FastifyInstance): RestTransport {
       },
     }
   }
+  return { authorization: (delegation) => delegation.headers.authorization, send }
+}
+
+/** REST.calls sent to the gateway (services in their own processes), with the run's token. */
+function throughGateway(gateway: string): RestTransport {
+  const send: RestTransport['send'] = async ({ method, url, headers, payload }) => {
+    const controller = new AbortController()
+    const answer = await fetch(new URL(url, gateway), {
+      method,
+      headers,
+      redirect: 'manual',
+      signal: controller.signal,
+      ...(payload === undefined ? {} : { body: payload }),
+    })
+    const body = answer.body ? Readable.fromWeb(answer.body as NodeReadableStream<Uint8Array>) : Readable.from([])
+    return {
+      status: answer.status,
+      headers: Object.fromEntries(answer.headers),
+      body,
+      close: () => {
+        body.destroy()
+        controller.abort()
+      },
+    }
+  }
+  return { authorization: (delegation) => `Bearer ${delegation.token}`, send }
 }
 
 /**
@@ -65,7 +93,7 @@ export const actionsPlugin = fp<{ store: RecordStore; config: DocumentsConfig }>
     const { start, stop, close, ...actions } = createActions({
       store,
       engine,
-      transport: inProcess(fastify),
+      transport: config.QUIRE_SCRIPT_GATEWAY_URL ? throughGateway(config.QUIRE_SCRIPT_GATEWAY_URL) : inProcess(fastify),
       now: Date.now,
       log: fastify.log,
       settings: {

@@ -32,7 +32,11 @@ export interface TransportAnswer {
 }
 
 /** How a REST.call reaches the API: in-process (one server) or through the gateway (services apart). */
-export type RestTransport = (request: TransportRequest) => Promise<TransportAnswer>
+export interface RestTransport {
+  /** The credentials a call carries: the delegation's in-process handle, or its run token across processes. */
+  authorization(delegation: Delegation): string
+  send(request: TransportRequest): Promise<TransportAnswer>
+}
 
 /** What the REST.calls of one run share. */
 export interface Calls {
@@ -92,7 +96,7 @@ export function restCalls({ transport, budget, maxAnswerBytes }: RestCallsDeps) 
       const lower = name.toLowerCase()
       if (!HOST_HEADERS.test(lower)) headers[lower] = String(value)
     }
-    headers.authorization = calls.delegation.headers.authorization
+    headers.authorization = transport.authorization(calls.delegation)
     let payload: string | undefined
     if (request.body !== undefined && request.body !== null) {
       payload = typeof request.body === 'string' ? request.body : JSON.stringify(request.body)
@@ -115,7 +119,7 @@ export function restCalls({ transport, budget, maxAnswerBytes }: RestCallsDeps) 
 
   /** Sends a REST.call and reads its answer within the budget. */
   async function send(ended: AbortSignal, request: TransportRequest): Promise<RestAnswer> {
-    const answer = await transport(request)
+    const answer = await transport.send(request)
     const { bytes, give } = await readAnswer(answer, request.method, ended)
     try {
       return {
