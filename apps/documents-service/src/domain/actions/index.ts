@@ -20,7 +20,7 @@ import { runRetention } from './retention.js'
 import { restCalls, type Calls, type RestTransport } from './rest-calls.js'
 import { runRecord, runRecorder, type ErrorLog, type RunFacts, type Runner } from './run-records.js'
 
-export type { RestTransport, TransportAnswer, TransportRequest } from './rest-calls.js'
+export type { RestTransport } from './rest-calls.js'
 
 export interface Actions {
   /** Declared actions, as a definition write sends them: unique names, each source compiles (400 otherwise). */
@@ -75,7 +75,7 @@ export interface Actions {
 }
 
 /** What the actions need of their settings (see the service's config). */
-export interface ActionsSettings {
+interface ActionsSettings {
   /** A run's wall limit: a claimed job is its claimer's this long and a grace. */
   wallMs: number
   /** Bytes of REST.call answers the process holds at once, for every run. */
