@@ -76,7 +76,10 @@ t.test('a script cannot use its token to exceed its delegation', async (t) => {
   const url = `${documents}/${(created.data as { _id: string })._id}/actions/escape`
   const res = await w.call('superAdministrator', { method: 'POST', url })
   t.equal(res.statusCode, 200, res.body)
-  const { otherEnvironment, superAdministratorRoute } = res.json().data.result as Record<string, number>
+  const { otherEnvironment, superAdministratorRoute } = res.json().data.result as {
+    otherEnvironment: number
+    superAdministratorRoute: number
+  }
   // The auth plugin's refusal of a delegation's other environment (401 through the gateway's edge today).
   t.ok([401, 403].includes(otherEnvironment), `another environment: ${otherEnvironment}`)
   t.equal(superAdministratorRoute, 403, "a super-administrator's route, though a super-administrator clicked")
