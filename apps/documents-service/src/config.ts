@@ -38,6 +38,13 @@ export const DocumentsConfigSchema = Type.Object({
     default: 16 * 1024 * 1024,
     description: 'Largest body of a bulk documents call (POST .../documents/bulk, up to 1000 operations), in bytes.',
   }),
+  QUIRE_SCRIPT_GATEWAY_URL: Type.Optional(
+    Type.String({
+      pattern: '^https?://',
+      description:
+        "Where scripts' REST.calls go when the services run apart, e.g. http://gateway:8080 (with QUIRE_RUN_TOKEN_KEY shared); unset: in-process, this server's routes.",
+    }),
+  ),
   QUIRE_SCRIPT_WORKERS: Type.Optional(
     Type.Integer({
       minimum: 1,

@@ -1,4 +1,4 @@
-import { loadKeyPair } from '@quire/auth'
+import { loadKeyPair, useRunTokenKey } from '@quire/auth'
 import { openFileStore } from '@quire/files'
 import { openRecordStore } from '@quire/records'
 import { createServer, diskSpaceCheck, loadConfig, mountService, openApiPlugin, startServer } from '@quire/service-kit'
@@ -13,6 +13,8 @@ const store = await openRecordStore({
   compressionDictionary: RECORDS_COMPRESSION_DICTIONARY,
 })
 const files = await openFileStore({ dataDir: config.QUIRE_DATA_DIR, s3: s3Options(config) })
+// Scripts' run tokens, from any service of the deployment.
+if (config.QUIRE_RUN_TOKEN_KEY) useRunTokenKey(Buffer.from(config.QUIRE_RUN_TOKEN_KEY, 'base64'))
 const keys = await loadKeyPair({
   dataDir: config.QUIRE_DATA_DIR,
   publicKey: config.QUIRE_JWT_PUBLIC_KEY,

@@ -1,4 +1,4 @@
-import { loadKeyPair } from '@quire/auth'
+import { loadKeyPair, useRunTokenKey } from '@quire/auth'
 import { RECORDS_COMPRESSION_DICTIONARY, s3Options } from '@quire/documents-service'
 import { openFileStore } from '@quire/files'
 import { openRecordStore, tightenDataDir } from '@quire/records'
@@ -31,6 +31,8 @@ if (Object.values(upstreams).includes('local')) {
     compressionDictionary: RECORDS_COMPRESSION_DICTIONARY,
   })
   const files = await openFileStore({ dataDir: config.QUIRE_DATA_DIR, s3: s3Options(config) })
+  // Scripts' run tokens, from any service of the deployment (some mounted here, others apart).
+  if (config.QUIRE_RUN_TOKEN_KEY) useRunTokenKey(Buffer.from(config.QUIRE_RUN_TOKEN_KEY, 'base64'))
   const keys = await loadKeyPair({
     dataDir: config.QUIRE_DATA_DIR,
     publicKey: config.QUIRE_JWT_PUBLIC_KEY,

@@ -1,4 +1,4 @@
-import { loadKeyPair } from '@quire/auth'
+import { loadKeyPair, useRunTokenKey } from '@quire/auth'
 import { openRecordStore } from '@quire/records'
 import { createServer, diskSpaceCheck, loadConfig, mountService, openApiPlugin, startServer } from '@quire/service-kit'
 import { ConfigSchema } from './config.js'
@@ -10,6 +10,8 @@ const store = await openRecordStore({
   mongoUrl: config.QUIRE_MONGO_URL,
   mongoDb: config.QUIRE_MONGO_DB,
 })
+// Scripts' run tokens, from any service of the deployment.
+if (config.QUIRE_RUN_TOKEN_KEY) useRunTokenKey(Buffer.from(config.QUIRE_RUN_TOKEN_KEY, 'base64'))
 const keys = await loadKeyPair({
   dataDir: config.QUIRE_DATA_DIR,
   privateKey: config.QUIRE_JWT_PRIVATE_KEY,

@@ -4,7 +4,14 @@ import type { FastifyInstance, FastifyReply, FastifyRequest, onRequestAsyncHookH
 import { ENVIRONMENT_ID_PATTERN } from '@quire/contracts'
 import { fail } from '@quire/service-kit'
 import type { Identity, UserAccess } from '@quire/identity'
-import { delegated, delegationHandle, refuseNetworkDelegation } from './delegation.js'
+import {
+  delegated,
+  delegationHandle,
+  isRunToken,
+  refuseNetworkDelegation,
+  runTokenGrant,
+  type LiveGrant,
+} from './delegation.js'
 import type { KeyPair } from './keys.js'
 
 /** Who calls: set by `authenticate` and by `requireEnvironment`. */
@@ -245,9 +252,10 @@ async function auth(app: FastifyInstance, options: AuthOptions) {
 
   async function identify(request: FastifyRequest): Promise<Identified> {
     const handle = delegationHandle(request)
-    if (handle !== undefined) return identifyDelegated(handle)
+    if (handle !== undefined) return identifyDelegated(delegated(handle))
     const header = request.headers.authorization
     const token = header && BEARER.test(header) ? header.slice('bearer '.length) : ''
+    if (isRunToken(token)) return identifyDelegated(runTokenGrant(token))
     // A token in the verified cache passed every check below when it was first seen.
     let claims = verified.get(token)
     if (!claims && !TOKEN_FORM.test(token)) throw unauthorized('Missing or malformed Authorization: Bearer token')
@@ -278,11 +286,11 @@ async function auth(app: FastifyInstance, options: AuthOptions) {
   }
 
   /**
-   * A server script's call: the user it acts for is read again, as for a token; only its environment is open, and
-   * a super-administrator's rights stay out of it (whose action it runs is another user's choice).
+   * A server script's call (its delegation's handle in-process, or its run token): the user it acts for is read
+   * again, as for a token; only its environment is open, and a super-administrator's rights stay out of it (whose
+   * action it runs is another user's choice).
    */
-  async function identifyDelegated(handle: string): Promise<Identified> {
-    const grant = delegated(handle)
+  async function identifyDelegated(grant: LiveGrant | undefined): Promise<Identified> {
     if (!grant) throw unauthorized('The delegation is unknown or ended')
     const user = await identity.user(grant.userId)
     if (!user || grant.issuedAt < user.sessionsValidAfter) throw unauthorized('The delegated user is no longer valid')
@@ -358,7 +366,9 @@ async function auth(app: FastifyInstance, options: AuthOptions) {
 
   /** Credentials and accounts are never a script's to manage, its own user's included. */
   const refuseDelegation: Hook = async (request) => {
-    if (delegationHandle(request) !== undefined) {
+    const header = request.headers.authorization ?? ''
+    const runToken = BEARER.test(header) && isRunToken(header.slice('bearer '.length))
+    if (delegationHandle(request) !== undefined || runToken) {
       throw fail(
         'forbidden',
         'An action cannot manage credentials, sessions or accounts',

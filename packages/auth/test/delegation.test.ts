@@ -148,3 +148,49 @@ t.test('a live handle from a socket is 401 with the envelope, on every route; in
   t.equal((await server.inject({ method: 'GET', url: '/env', headers: delegation.headers })).statusCode, 200)
   t.equal((await fetch(new URL('/open', address))).status, 200, 'the same route without it')
 })
+
+t.test('a run token works from a socket with the delegation’s rights, and only while its run lasts', async (t) => {
+  const { server, store } = await build(t)
+  server.get(
+    '/super',
+    { onRequest: [server.auth.requireEnvironment, server.auth.requireSuperAdministrator] },
+    () => 'ok',
+  )
+  server.post('/credentials', { onRequest: [server.auth.refuseDelegation, server.auth.authenticate] }, () => 'ok')
+  const superAdministrator = await createUser(store, { superAdministrator: true, environments: { acme: {} } })
+  const delegation = delegate({ userId: superAdministrator._id, environmentId: 'acme', depth: 1, ttlMs: 60_000 })
+  t.teardown(() => delegation.release())
+  t.match(delegation.token, /^qrun\.[\w-]+\.[\w-]{43}$/)
+  const address = await server.listen({ port: 0, host: '127.0.0.1' })
+  const call = (url: string, token: string, environmentId = 'acme', method = 'GET') =>
+    fetch(new URL(url, address), {
+      method,
+      headers: { authorization: `Bearer ${token}`, 'environment-id': environmentId },
+    })
+
+  const own = await call('/env', delegation.token)
+  t.equal(own.status, 200)
+  t.match(await own.json(), {
+    userId: superAdministrator._id,
+    via: 'action',
+    superAdministrator: false,
+    actionDepth: 1,
+  })
+  t.equal((await call('/env', delegation.token, 'globex')).status, 403, 'no other environment')
+  t.equal((await call('/super', delegation.token)).status, 403, 'no super-administrator route')
+  t.equal((await call('/whoami', delegation.token)).status, 403, 'no route outside its environment')
+  t.equal((await call('/credentials', delegation.token, 'acme', 'POST')).status, 403, 'no credentials')
+
+  const [payload, signature] = delegation.token.split('.').slice(1)
+  const forged = `qrun.${payload}.${signature?.startsWith('A') ? 'B' : 'A'}${signature?.slice(1)}`
+  t.equal((await call('/env', forged)).status, 401, 'a signature that does not hold')
+
+  delegation.release()
+  const ended = await call('/env', delegation.token)
+  t.equal(ended.status, 401, 'refused once its run has ended')
+  t.match(await ended.json(), { status: 'error', error: 'unauthorized' })
+
+  const expired = delegate({ userId: superAdministrator._id, environmentId: 'acme', depth: 1, ttlMs: 0 })
+  t.teardown(() => expired.release())
+  t.equal((await call('/env', expired.token)).status, 401, 'refused past its wall time, even unreleased')
+})

@@ -1,13 +1,15 @@
-/** The pool: runs queued per tenant and depth, served in turn on tenant-affine worker threads. */
+/** The pool: runs queued per tenant and depth, served in turn, one run per worker thread. */
 
 import { availableParallelism } from 'node:os'
 import { performance } from 'node:perf_hooks'
-import { Worker } from 'node:worker_threads'
+import { MessageChannel, Worker, type MessagePort } from 'node:worker_threads'
 import {
   SEGMENT_CANCEL,
   SEGMENT_SLOTS,
+  SEGMENT_WAKE,
   type CompileResult,
   type FromWorker,
+  type RestReply,
   type ToWorker,
   type WorkerData,
   type WorkerOutcome,
@@ -24,12 +26,19 @@ import {
 import { SegmentWatchdog, stuckTimer } from './watchdog.js'
 
 const MAX_SOURCE_BYTES = 64 * 1024
-/** Depth-1 runs one worker interleaves: most of a run's life is usually spent waiting for REST.call answers. */
-const RUNS_PER_WORKER = 8
+/**
+ * Threads per worker slot: a run waiting for a REST.call answer holds its thread (the call is synchronous) but no
+ * slot, so up to this many runs per slot may be waiting at once, as many as one worker interleaved before.
+ */
+const THREADS_PER_SLOT = 8
+const IDLE_THREAD_MS = 30_000
 const IDENTIFIER = /^[A-Za-z_$][\w$]*$/
 const RESERVED_GLOBALS = new Set(['REST', 'console', 'refuse', 'globalThis'])
-// Under tap the sources run as TypeScript; built, the worker sits next to this file as worker.js.
-const WORKER_URL = new URL(import.meta.url.endsWith('.ts') ? './worker.ts' : './worker.js', import.meta.url)
+// Built, the worker sits next to this file. Under tap the sources run as TypeScript but the worker is the built
+// one, started without the test's loader: a worker that loads modules through loader hooks cannot start while
+// another thread is blocked in Atomics.wait (a run waiting for a REST.call answer), when nested runs start theirs.
+const FROM_SOURCES = import.meta.url.endsWith('.ts')
+const WORKER_URL = new URL(FROM_SOURCES ? '../dist/worker.js' : './worker.js', import.meta.url)
 
 interface Job {
   source: string
@@ -80,10 +89,12 @@ interface PoolWorker {
   thread: Worker
   flights: Map<number, Flight>
   compiles: Map<number, Compile>
-  /** The one tenant whose runs the worker hosts while it has any (see `dispatch`). */
-  tenant?: Tenant
-  /** Its depth-1 runs, at most RUNS_PER_WORKER. */
-  topLevel: number
+  /** Set while it is idle: it ends then if the pool has more threads than slots. */
+  retiring?: NodeJS.Timeout
+  /** Its run waits for a REST.call answer: the thread is blocked, and takes no slot. */
+  waiting: boolean
+  /** Where REST.call answers go; SEGMENT_WAKE wakes the worker to read them. */
+  answers: MessagePort
   ready: boolean
   wasmBytes: number
   /** The worker's current guest segment, published by the worker, read by the watchdog. */
@@ -105,20 +116,20 @@ const headersFrom = (json: string): Record<string, string> => {
 }
 
 /**
- * The pool's scheduling rules. Tenant-affine workers: a worker hosts one tenant's runs at a time, so the watchdog
- * that ends a worker (a guest stuck in a native call) ends that tenant's runs only. Fairness: tenants waiting are
- * served in turn, one run each; a tenant that holds a worker takes another free one only when that leaves one free
- * for a tenant that holds none, and while such a tenant waits for a worker the others start no depth-1 run, so the
- * first worker their runs leave is its.
+ * The pool's scheduling rules. A worker thread runs one run at a time: a REST.call blocks its thread until the
+ * answer comes, so nothing else could run there meanwhile. `workers` slots bound the threads running guest code; a
+ * thread whose run waits for an answer gives its slot up (up to THREADS_PER_SLOT threads per slot in all), and
+ * threads past the slots end once idle. The watchdog that ends a worker (a guest stuck in a native call) thus ends
+ * the culprit's run only. Fairness: tenants waiting are served in turn, one run each; a tenant that runs guest code
+ * on a slot takes another only when that leaves one free for a tenant that runs none.
  *
  * Nested runs cannot deadlock: a run at depth d never waits for anything a run at a lower depth holds.
  * - Concurrency is counted per depth: at most `concurrentPerTenant` runs of a tenant at each depth, so the slots a
  *   depth-d run needs are held by depth-d runs only.
  * - Queues are per depth too (each bounded by `queuePerTenant`), and a tenant's turn starts its deepest run that
  *   may start: no parent waits in a queue ahead of its child.
- * - A nested run (depth > 1) starts on a worker its tenant holds, past RUNS_PER_WORKER (within the per-depth
- *   bounds), and the wait for a free worker above never applies to it. Its parent's worker is one: the parent is
- *   in flight, and a REST.call reaches only the run's own environment, so parent and child share the tenant.
+ * - A nested run (depth > 1) starts on an idle thread or a new one, whatever the slots: its parent waits for it
+ *   holding a thread, and every run of a lower depth may be doing the same.
  * So every wait goes from a run to one at its depth (a slot) or deeper (its REST.call's run); depth-3 runs set off
  * no run and end by themselves within their limits, hence by induction every depth's runs do. A cycle of waits
  * would have to come back up to a lower depth, which no wait does.
@@ -240,14 +251,10 @@ export class ScriptEngine {
   private dispatch() {
     if (this.closed) return
     for (;;) {
-      // A tenant that holds no worker waits for one: the others start only nested runs until a worker is free.
-      const draining =
-        this.spareWorkers() === 0 &&
-        this.ready.some((tenant) => !this.holdsWorker(tenant) && this.startable(tenant).length > 0)
       let placed: { index: number; job: Job; worker: PoolWorker } | undefined
       for (const [index, tenant] of this.ready.entries()) {
         for (const job of this.startable(tenant)) {
-          const worker = this.workerFor(tenant, job.depth, draining)
+          const worker = this.workerFor(tenant, job.depth)
           if (worker) {
             placed = { index, job, worker }
             break
@@ -276,36 +283,35 @@ export class ScriptEngine {
     return jobs
   }
 
-  private holdsWorker(tenant: Tenant): boolean {
-    return this.workers.some((worker) => worker.tenant === tenant)
+  /** Threads running guest code: they hold the slots. */
+  private running(): PoolWorker[] {
+    return this.workers.filter((worker) => worker.flights.size > 0 && !worker.waiting)
   }
 
-  /** Workers without runs, and those the pool may still start. */
-  private spareWorkers(): number {
-    const idle = this.workers.filter((worker) => worker.flights.size === 0).length
-    return idle + this.workerCount - this.workers.length
+  /** Depth-1 runs that may start now: free slots, within the threads' bound. */
+  private spareSlots(): number {
+    const busy = this.workers.filter((worker) => worker.flights.size > 0).length
+    return Math.min(this.workerCount - this.running().length, this.workerCount * THREADS_PER_SLOT - busy)
   }
 
   /** The worker a run of `tenant` at `depth` starts on now, if any. */
-  private workerFor(tenant: Tenant, depth: number, draining: boolean): PoolWorker | undefined {
-    const own = this.workers.filter((worker) => worker.tenant === tenant)
-    const least = (workers: PoolWorker[]) =>
-      workers.reduce<PoolWorker | undefined>((a, b) => (a && a.flights.size <= b.flights.size ? a : b), undefined)
-    // A nested run: on a worker of its tenant, whatever its load (see the class's comment).
-    if (depth > 1 && own.length > 0) return least(own)
-    // A free worker, when the tenant holds none or taking it leaves one free for a tenant that holds none.
-    if (this.spareWorkers() >= (own.length > 0 ? 2 : 1)) {
-      return this.workers.find((worker) => worker.flights.size === 0) ?? this.spawn()
-    }
-    if (draining) return undefined
-    return least(own.filter((worker) => worker.topLevel < RUNS_PER_WORKER))
+  private workerFor(tenant: Tenant, depth: number): PoolWorker | undefined {
+    const idle = () => this.workers.find((worker) => worker.flights.size === 0) ?? this.spawn()
+    // A nested run: its parent waits for it on a thread of its own (see the class's comment).
+    if (depth > 1) return idle()
+    const holds = this.running().some((worker) => [...worker.flights.values()].some((f) => f.job.tenant === tenant))
+    // A free slot, when the tenant holds none or taking it leaves one free for a tenant that holds none.
+    return this.spareSlots() >= (holds ? 2 : 1) ? idle() : undefined
   }
 
-  /** On an idle worker when there is one (compiles are short and belong to no tenant), else the least busy. */
+  /**
+   * On an idle worker, else a new one within the threads' bound (a run's thread may wait for an answer for its
+   * whole wall time), else the one with the fewest compiles.
+   */
   private compileOn(compile: Compile) {
     const idle = this.workers.find((worker) => worker.flights.size === 0)
-    const least = () => this.workers.reduce((a, b) => (b.flights.size < a.flights.size ? b : a))
-    const worker = idle ?? (this.workers.length < this.workerCount ? this.spawn() : least())
+    const least = () => this.workers.reduce((a, b) => (b.compiles.size < a.compiles.size ? b : a))
+    const worker = idle ?? (this.workers.length < this.workerCount * THREADS_PER_SLOT ? this.spawn() : least())
     const id = this.nextId++
     worker.compiles.set(id, compile)
     this.post(worker, { type: 'compile', id, source: compile.source })
@@ -313,13 +319,21 @@ export class ScriptEngine {
 
   private spawn(): PoolWorker {
     const segment = new SharedArrayBuffer(SEGMENT_SLOTS * Int32Array.BYTES_PER_ELEMENT)
-    const workerData: WorkerData = { memoryBytes: this.limits.memoryBytes, segment }
-    const thread = new Worker(WORKER_URL, { resourceLimits: { stackSizeMb: 4 }, workerData })
+    const { port1: answers, port2 } = new MessageChannel()
+    const workerData: WorkerData = { memoryBytes: this.limits.memoryBytes, segment, answers: port2 }
+    const thread = new Worker(WORKER_URL, {
+      resourceLimits: { stackSizeMb: 4 },
+      workerData,
+      transferList: [port2],
+      ...(FROM_SOURCES && { execArgv: [] }),
+    })
+    answers.unref()
     const worker: PoolWorker = {
       thread,
       flights: new Map(),
       compiles: new Map(),
-      topLevel: 0,
+      waiting: false,
+      answers,
       ready: false,
       wasmBytes: 0,
       segment: new Int32Array(segment),
@@ -337,8 +351,7 @@ export class ScriptEngine {
 
   private start(worker: PoolWorker, job: Job) {
     const id = this.nextId++
-    worker.tenant = job.tenant
-    if (job.depth === 1) worker.topLevel++
+    clearTimeout(worker.retiring)
     level(job.tenant, job.depth).inFlight++
     const flight: Flight = { job, started: performance.now(), restCalls: 0, cancelled: false }
     worker.flights.set(id, flight)
@@ -369,6 +382,8 @@ export class ScriptEngine {
     job.ended.abort()
     Atomics.store(worker.segment, SEGMENT_CANCEL, id)
     this.post(worker, { type: 'cancel', id })
+    // A run waiting for an answer reads SEGMENT_CANCEL as it wakes.
+    this.wake(worker)
   }
 
   /** The watchdog saw run `id` stuck in guest code past its CPU limit: it ends `cpu`, its worker with it. */
@@ -394,8 +409,34 @@ export class ScriptEngine {
 
   private post(worker: PoolWorker, message: ToWorker) {
     // A worker with work keeps the process alive until the work ends (within its wall limit).
-    if (message.type !== 'rest') worker.thread.ref()
+    worker.thread.ref()
     worker.thread.postMessage(message)
+  }
+
+  /**
+   * Threads past the slots (taken by waiting and nested runs) end once idle for IDLE_THREAD_MS: starting one costs
+   * far more than a run, and runs that wait for answers come in bursts.
+   */
+  private retire(worker: PoolWorker) {
+    clearTimeout(worker.retiring)
+    worker.retiring = setTimeout(() => {
+      const idle = worker.flights.size === 0 && worker.compiles.size === 0
+      if (idle && this.workers.length > this.workerCount) void this.terminate(worker, 'The script worker was idle')
+    }, IDLE_THREAD_MS).unref()
+  }
+
+  /**
+   * A thread started ahead while runs wait for answers: the run a call sets off (a nested action) or the next one
+   * then starts at once instead of waiting for QuickJS to load on a new thread.
+   */
+  private keepSpare() {
+    const spare = this.workers.some((worker) => worker.flights.size === 0)
+    if (!spare && !this.closed && this.workers.length < this.workerCount * THREADS_PER_SLOT) this.retire(this.spawn())
+  }
+
+  private wake(worker: PoolWorker) {
+    Atomics.add(worker.segment, SEGMENT_WAKE, 1)
+    Atomics.notify(worker.segment, SEGMENT_WAKE)
   }
 
   private receive(worker: PoolWorker, message: FromWorker) {
@@ -408,8 +449,11 @@ export class ScriptEngine {
         const flight = worker.flights.get(message.id)
         if (!flight) return
         flight.restCalls++
+        worker.waiting = true
         this.rest(worker, message, flight.job)
-        return
+        this.keepSpare()
+        // Its slot is free while it waits.
+        break
       }
       case 'compiled':
         worker.compiles.get(message.id)?.resolve(message.result)
@@ -429,7 +473,10 @@ export class ScriptEngine {
         break
       }
     }
-    if (worker.flights.size === 0 && worker.compiles.size === 0) worker.thread.unref()
+    if (worker.flights.size === 0 && worker.compiles.size === 0) {
+      worker.thread.unref()
+      this.retire(worker)
+    }
     this.dispatch()
   }
 
@@ -444,7 +491,11 @@ export class ScriptEngine {
     // A cancelled run's worker is ending it: its calls never start.
     if (job.ended.signal.aborted) return
     const answer = (reply: { answer: string } | { error: string }) => {
-      if (worker.flights.has(id)) this.post(worker, { type: 'rest', id, call, ...reply })
+      if (!worker.flights.has(id)) return
+      const message: RestReply = { id, call, ...reply }
+      worker.answers.postMessage(message)
+      worker.waiting = false
+      this.wake(worker)
     }
     Promise.resolve()
       .then(() =>
@@ -482,8 +533,7 @@ export class ScriptEngine {
     const { job } = flight
     job.flight = undefined
     level(job.tenant, job.depth).inFlight--
-    if (job.depth === 1) worker.topLevel--
-    if (worker.flights.size === 0) worker.tenant = undefined
+    worker.waiting = false
   }
 
   /** A tenant with nothing waiting or in flight is dropped. */
@@ -507,6 +557,7 @@ export class ScriptEngine {
     const index = this.workers.indexOf(worker)
     if (index === -1) return
     this.workers.splice(index, 1)
+    clearTimeout(worker.retiring)
     for (const [id, flight] of worker.flights) {
       if (requeue && flight.restCalls === 0 && !flight.cancelled) {
         this.requeue(worker, id, flight)

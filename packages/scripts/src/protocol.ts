@@ -1,12 +1,17 @@
 /** Messages between the engine (main thread) and its workers. Values cross as JSON text, never as live objects. */
 
+import type { MessagePort } from 'node:worker_threads'
 import type { LogLine, RunErrorKind, ScriptLimits } from './types.js'
 
-/** What a worker is started with: the engine's memory limit (its idle modules' bound) and the watchdog's buffer. */
+/**
+ * What a worker is started with: the engine's memory limit (its idle modules' bound), the watchdog's buffer, and
+ * the port REST.call answers come by (read synchronously while the run waits: see SEGMENT_WAKE).
+ */
 export interface WorkerData {
   memoryBytes: number
-  /** An Int32Array's buffer: see SEGMENT_SEQUENCE, SEGMENT_RUN and SEGMENT_CANCEL. */
+  /** An Int32Array's buffer: see SEGMENT_SEQUENCE, SEGMENT_RUN, SEGMENT_CANCEL and SEGMENT_WAKE. */
   segment: SharedArrayBuffer
+  answers: MessagePort
 }
 
 /** Incremented as each guest segment starts and ends: odd while one runs. */
@@ -18,8 +23,13 @@ export const SEGMENT_RUN = 1
  * than when the 'cancel' message is read after the segment.
  */
 export const SEGMENT_CANCEL = 2
+/**
+ * Incremented by the engine after it posts a REST.call answer, or cancels a run: a worker whose run waits for an
+ * answer (`Atomics.wait` on it, REST.call being synchronous) wakes and reads the answers port.
+ */
+export const SEGMENT_WAKE = 3
 /** The buffer's length, in Int32 elements. */
-export const SEGMENT_SLOTS = 3
+export const SEGMENT_SLOTS = 4
 
 export type CompileResult = { ok: true } | { ok: false; message: string; line?: number }
 
@@ -29,8 +39,14 @@ export type ToWorker =
   | { type: 'compile'; id: number; source: string }
   /** The host no longer wants the run: end it now (`cancelled`). */
   | { type: 'cancel'; id: number }
-  /** The answer to a REST.call: `answer` is `{status, headers, body}` as JSON, or `error` when the host rejected. */
-  | { type: 'rest'; id: number; call: number; answer?: string; error?: string }
+
+/** The answer to a REST.call, on the answers port: `{status, headers, body}` as JSON, or `error` when the host rejected. */
+export interface RestReply {
+  id: number
+  call: number
+  answer?: string
+  error?: string
+}
 
 /** What a finished run reports; the engine adds `durationMs`. */
 export type WorkerOutcome =

@@ -1,8 +1,9 @@
 /**
  * A worker thread of the engine: it runs guests in QuickJS (WebAssembly, one runtime and context per run, each run
- * in a QuickJS module instance of its own whose memory is bounded by the run's memory limit) and interleaves them:
- * a run waiting for a REST.call answer holds no thread. Limits are enforced here and recorded here, so what a guest
- * catches does not change how its run ends.
+ * in a QuickJS module instance of its own whose memory is bounded by the run's memory limit). `REST.call` answers
+ * synchronously, as the platform's does: the thread waits for the answer (`Atomics.wait`), so the engine gives a
+ * worker one run at a time. Limits are enforced here and recorded here, so what a guest catches does not change
+ * how its run ends.
  *
  * The guest's API (`REST`, `console`, `refuse`, the globals) is made of host functions: no preamble is parsed per
  * run. Values cross as JSON text through the guest's own `JSON.parse`/`JSON.stringify`, taken before user code runs
@@ -11,14 +12,13 @@
 
 import { readFileSync } from 'node:fs'
 import { createRequire } from 'node:module'
-import { parentPort, workerData } from 'node:worker_threads'
+import { parentPort, receiveMessageOnPort, workerData } from 'node:worker_threads'
 import { performance } from 'node:perf_hooks'
 import {
   newQuickJSWASMModuleFromVariant,
   newVariant,
   RELEASE_SYNC,
   type QuickJSContext,
-  type QuickJSDeferredPromise,
   type QuickJSHandle,
   type QuickJSRuntime,
   type QuickJSWASMModule,
@@ -30,8 +30,10 @@ import {
   SEGMENT_CANCEL,
   SEGMENT_RUN,
   SEGMENT_SEQUENCE,
+  SEGMENT_WAKE,
   type CompileResult,
   type FromWorker,
+  type RestReply,
   type ToWorker,
   type WorkerData,
   type WorkerOutcome,
@@ -65,7 +67,7 @@ const IDLE_MODULES = 2
 const REFUSAL_CODE = /^[a-z][a-z0-9_]{0,63}$/
 const LOG_LEVELS: LogLine['level'][] = ['log', 'info', 'warn', 'error']
 
-const { memoryBytes: poolBytes, segment: shared } = workerData as WorkerData
+const { memoryBytes: poolBytes, segment: shared, answers } = workerData as WorkerData
 /** What the engine's watchdog reads: the current guest segment (odd sequence: one is running) and its run. */
 const watch = new Int32Array(shared)
 
@@ -134,7 +136,6 @@ class Run {
   private truncated = false
   restCalls = 0
   private nextCall = 0
-  private readonly calls = new Map<number, QuickJSDeferredPromise>()
   readonly started = performance.now()
   private readonly deadline: number
   private readonly timer: NodeJS.Timeout
@@ -285,7 +286,10 @@ class Run {
     return handle !== undefined && this.context.typeof(handle) !== 'undefined'
   }
 
-  /** `REST.call(endpoint, method = 'GET', headers = {}, body)`: a promise of the answer's body. */
+  /**
+   * `REST.call(endpoint, method = 'GET', headers = {}, body)`: the answer's body, synchronously (`await` on it
+   * still works); `REST.lastStatus` and `lastHeaders` are set as it returns. A rejected call throws.
+   */
   private call(...args: (QuickJSHandle | undefined)[]): QuickJSHandle | VmCallResult<QuickJSHandle> {
     const [endpointArg, methodArg, headersArg, bodyArg] = args
     if (this.fault) throw new Error('The run is over')
@@ -310,31 +314,64 @@ class Run {
       throw new Error(this.fault.error.message)
     }
     const call = this.nextCall++
-    const deferred = this.context.newPromise()
-    this.calls.set(call, deferred)
     send({ type: 'rest', id: this.id, call, endpoint, method, headers, ...(body === undefined ? {} : { body }) })
-    return deferred.handle
+    const reply = this.pause(() => this.wait(call))
+    if (this.fault) throw new Error('The run is over')
+    const parsed = reply.answer === undefined ? undefined : this.fromJson(reply.answer)
+    if (!parsed || parsed.error) {
+      parsed?.error?.dispose()
+      return { error: this.context.newError(reply.error ?? 'REST.call failed') }
+    }
+    const { context } = this
+    const value = parsed.value
+    context.getProp(value, 'status').consume((status) => context.setProp(this.rest, 'lastStatus', status))
+    context.getProp(value, 'headers').consume((headers) => context.setProp(this.rest, 'lastHeaders', headers))
+    const answered = context.getProp(value, 'body')
+    value.dispose()
+    return answered
   }
 
-  /** The host's answer to a REST.call: `REST.lastStatus` and `lastHeaders` are set as the promise resolves. */
-  answer(call: number, answer: string | undefined, error: string | undefined) {
-    const deferred = this.calls.get(call)
-    if (!deferred) return
-    this.calls.delete(call)
-    const parsed = answer === undefined ? undefined : this.fromJson(answer)
-    if (parsed && !parsed.error) {
-      const { context } = this
-      const value = parsed.value
-      context.getProp(value, 'status').consume((status) => context.setProp(this.rest, 'lastStatus', status))
-      context.getProp(value, 'headers').consume((headers) => context.setProp(this.rest, 'lastHeaders', headers))
-      context.getProp(value, 'body').consume((body) => deferred.resolve(body))
-      value.dispose()
-    } else {
-      parsed?.error?.dispose()
-      this.context.newError(error ?? 'REST.call failed').consume((e) => deferred.reject(e))
+  /**
+   * Blocks the thread until the engine answers `call`, the run is cancelled or its wall time ends (the fault is
+   * set then). Answers of calls whose run ended while they were under way are dropped.
+   */
+  private wait(call: number): Omit<RestReply, 'id' | 'call'> {
+    for (;;) {
+      const seen = Atomics.load(watch, SEGMENT_WAKE)
+      for (let next = receiveMessageOnPort(answers); next; next = receiveMessageOnPort(answers)) {
+        const reply = next.message as RestReply
+        if (reply.id === this.id && reply.call === call) return reply
+      }
+      if (Atomics.load(watch, SEGMENT_CANCEL) === this.id) {
+        this.fault ??= cancelled()
+        return {}
+      }
+      const left = this.deadline - performance.now()
+      if (left <= 0) {
+        this.fault ??= failure('wall', `The run took longer than ${this.limits.wallMs} ms`)
+        return {}
+      }
+      Atomics.wait(watch, SEGMENT_WAKE, seen, left)
     }
-    deferred.dispose()
-    this.pump()
+  }
+
+  /** Runs `work` outside the guest segment under way: waiting for an answer is neither CPU time nor a stuck guest. */
+  private pause<T>(work: () => T): T {
+    const inSegment = this.segmentStart !== 0
+    if (inSegment) {
+      Atomics.add(watch, SEGMENT_SEQUENCE, 1)
+      this.cpuMs += performance.now() - this.segmentStart
+      this.segmentStart = 0
+    }
+    try {
+      return work()
+    } finally {
+      if (inSegment) {
+        Atomics.store(watch, SEGMENT_RUN, this.id)
+        Atomics.add(watch, SEGMENT_SEQUENCE, 1)
+        this.segmentStart = performance.now()
+      }
+    }
   }
 
   private log(level: LogLine['level'], args: QuickJSHandle[]) {
@@ -438,7 +475,7 @@ class Run {
       this.conclude()
     }
     if (this.fault || this.settled) return this.finish()
-    if (this.calls.size === 0 && !this.runtime.hasPendingJob()) {
+    if (!this.runtime.hasPendingJob()) {
       this.settled = failure('exception', 'The script awaited a promise that can never settle')
       this.finish()
     }
@@ -456,8 +493,6 @@ class Run {
     // Host calls outside segments (JSON of a REST answer) allocate too: a refused growth decides the outcome.
     const exhausted = this.sandbox.exhausted ? this.memoryFault() : undefined
     const outcome = this.fault ?? exhausted ?? this.settled ?? failure('crash', 'The run ended without an outcome')
-    for (const deferred of this.calls.values()) deferred.dispose()
-    this.calls.clear()
     try {
       for (const handle of this.held) handle.dispose()
       this.context.dispose()
@@ -559,9 +594,6 @@ port.on('message', (message: ToWorker) => {
   switch (message.type) {
     case 'run':
       void start(message)
-      break
-    case 'rest':
-      runs.get(message.id)?.answer(message.call, message.answer, message.error)
       break
     case 'cancel':
       if (starting.has(message.id)) cancelledStarts.add(message.id)

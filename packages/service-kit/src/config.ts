@@ -103,6 +103,13 @@ export const CommonConfigSchema = Type.Object({
       description: 'JWT verification key (PEM). Given alone (no private key), the process verifies tokens only.',
     }),
   ),
+  QUIRE_RUN_TOKEN_KEY: Type.Optional(
+    Type.String({
+      minLength: 44,
+      description:
+        "Base64 of 32 bytes or more, the same in every service (openssl rand -base64 32): they accept the run tokens of each other's server scripts. Unset: a process accepts its own only.",
+    }),
+  ),
   QUIRE_BODY_LIMIT: Type.Integer({
     minimum: 1024,
     default: 1024 * 1024,
