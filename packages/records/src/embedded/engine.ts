@@ -15,7 +15,7 @@ import {
 import { PRIVATE_FILE_MODE } from './private-modes.js'
 import { Row } from './row.js'
 import { spent, turn } from './long-work.js'
-import { SortValueCache } from './sort-values.js'
+import { SortValueCache, type RecordChange } from './sort-values.js'
 
 /**
  * Records as JSON text (a page of whole records is answered without re-encoding them), each under its
@@ -95,10 +95,10 @@ const SWEEP_CHUNK = 2000
 /** The default query budget: record text one query may hold in memory (MongoDB's in-memory sort allows 100 MB). */
 const DEFAULT_QUERY_BUDGET = 32 * 2 ** 20
 /**
- * Sort values and range candidates the store keeps (`SortValueCache`): 100,000 values took 10 MB of heap, as many
- * range candidates 14 MB (their ids apart).
+ * Sort values the store keeps (`SortValueCache`): enough for the candidates of a few hundred index prefixes of a
+ * thousand records each, a small part of the memory a store of a million records may use.
  */
-const SORT_VALUE_CAPACITY = 100_000
+const SORT_VALUE_CAPACITY = 500_000
 const newStamp = (): number => Math.floor(Math.random() * 2 ** 52)
 
 // Meta keys. Ids of collections and indexes come from one sequence, so an id names one range in either database.
@@ -485,9 +485,10 @@ export class Engine {
     }
     const stamp = newStamp()
     this.#meta.putSync(sizeKey(meta.id), [size.count, size.bytes, stamp])
-    const ids = before ? [before.id] : []
-    if (after && after._id !== before?.id) ids.push(after._id)
-    this.sortValues.changed(meta.id, size.stamp, stamp, ids)
+    const records = new Map<string, RecordChange>()
+    if (before) records.set(before.id, { before: before.record, after: undefined })
+    if (after) records.set(after._id, { before: before?.id === after._id ? before.record : undefined, after })
+    this.sortValues.changed(meta.id, size.stamp, stamp, records)
   }
 
   /**

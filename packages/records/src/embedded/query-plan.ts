@@ -7,10 +7,10 @@ import { getPath, sortKey, TypeTag, type SortField } from '../sort-order.js'
 import { idOfKey, recordKey, recordPrefix, type Engine, type LiveIndex } from './engine.js'
 import { compareKeys, KEY_END, keyedByValues, partialMatcher, valuesKey, type IndexKey } from './index-keys.js'
 import { pathInText } from './json-fields.js'
+import { KeptRange } from './kept-range.js'
 import { Row } from './row.js'
 import { TopK, valuesOrder, type SortValues } from './top-k.js'
 import { spent, turn } from './long-work.js'
-import type { SortValue } from './sort-values.js'
 
 type Scalar = string | number | boolean | null
 
@@ -710,9 +710,10 @@ export function* findSteps(
   }
 
   /**
-   * `ranked` over the entries of an index range that answers the filter, read outside a write: each candidate's
-   * sort values come from the store's cache of them (`engine.sortValues`) or else from its text, read once
-   * and kept; only the records kept are read (`read` again unless the heap holds them already).
+   * `ranked` over the candidates of an index range that answers the filter, read outside a write: the range as
+   * the store keeps it (`engine.sortValues`), else its entries, each candidate's sort values kept or else read
+   * from its text (then kept, and the whole range with them when read in one go). Only the records ranked
+   * are read (`read` again unless the heap holds them already).
    */
   const rankedEntries = function* (plan: IndexPlan, [low, high]: [IndexKey, IndexKey]): Steps<Row[]> {
     new Budget(limit, refusal).check(wanted * averageSize(engine, collectionId))
@@ -720,37 +721,27 @@ export function* findSteps(
     const order = valuesOrder(sort)
     const top = new TopK<{ id: string; row: Row | undefined }>(wanted, order)
     const past = after && rowValues(sort, after, true)
-    const { stamp } = engine.size(collectionId)
-    const cached = sort.map(({ path }) =>
-      path === '_id' ? undefined : engine.sortValues.of(collectionId, stamp, path),
-    )
-    /** The candidate's sort values, its record when it had to be read for them; undefined once it is gone. */
-    const candidate = (id: string): { values: SortValues; row: Row | undefined } | undefined => {
-      let row: Row | undefined
-      const values: SortValues = []
-      for (let i = 0; i < sort.length; i++) {
-        const known = cached[i]
-        let value = known ? known.get(id) : sortKey(id)
-        if (!value && known) {
-          row ??= read(engine, collectionId, id)
-          // Gone since its entry was read (a write between two slices): no longer a match.
-          if (!row) return undefined
-          const { path } = sort[i] as SortField
-          value = sortKey(pathInText(row.json, path))
-          engine.sortValues.note(collectionId, path, known, id, value)
-        }
-        values.push((value as SortValue)[0], (value as SortValue)[1])
-      }
-      return { values, row }
+    const offer = (id: string, values: SortValues, row?: Row): void => {
+      if (!past || order(values, past) > 0) top.offer({ id, row }, values)
     }
-    // The range's candidates with their values, as read at this stamp: the whole range again costs no read.
+    const snapshot = engine.sortValues.snapshot(collectionId, engine.size(collectionId).stamp)
     const rangeKey = `${JSON.stringify([low, high])} ${sort.map(({ path }) => path).join(' ')}`
-    const kept = engine.sortValues.range(collectionId, stamp, rangeKey)
+    const kept = snapshot.range(rangeKey)
     if (kept) {
-      for (const { id, values } of kept) if (!past || order(values, past) > 0) top.offer({ id, row: undefined }, values)
+      // Records written since the snapshot's stamp are read as the snapshot has them, not as kept.
+      const hidden = snapshot.hidden()
+      const { ids, values } = kept
+      for (let i = 0; i < ids.length; i++) {
+        if (!hidden.has(ids[i] as string)) offer(ids[i] as string, values[i] as SortValues)
+      }
+      for (const id of hidden) {
+        const row = read(engine, collectionId, id)
+        if (row && kept.holds(id, row.record)) offer(id, rowValues(sort, row, true), row)
+      }
     } else {
+      const known = sort.map(({ path }) => (path === '_id' ? undefined : snapshot.values(path)))
       // Kept only when read in one go (one snapshot) with every candidate still there.
-      let whole: Array<{ id: string; values: SortValues }> | undefined = []
+      let whole: KeptRange | undefined = new KeptRange(plan.index, low, high, sort)
       const seen = plan.dedupe ? new Set<string>() : undefined
       for (const entry of entries(engine, plan.index, { start: low, end: high }, pacer)) {
         if (entry === PAUSE) {
@@ -764,15 +755,28 @@ export function* findSteps(
           if (seen.has(id)) continue
           seen.add(id)
         }
-        const found = candidate(id)
-        if (!found) {
+        let row: Row | undefined
+        const values: SortValues = []
+        for (let i = 0; i < sort.length; i++) {
+          const column = known[i]
+          let value = column ? column.get(id) : sortKey(id)
+          if (!value) {
+            row ??= read(engine, collectionId, id)
+            // Gone since its entry was read (a write between two slices): no longer a match.
+            if (!row) break
+            value = sortKey(pathInText(row.json, (sort[i] as SortField).path))
+            column?.note(id, value)
+          }
+          values.push(value[0], value[1])
+        }
+        if (values.length < 2 * sort.length) {
           whole = undefined
           continue
         }
-        whole?.push({ id, values: found.values })
-        if (!past || order(found.values, past) > 0) top.offer({ id, row: found.row }, found.values)
+        whole?.add(id, values)
+        offer(id, values, row)
       }
-      if (whole) engine.sortValues.keepRange(collectionId, stamp, rangeKey, whole)
+      if (whole) snapshot.keepRange(rangeKey, whole)
     }
     const page: Row[] = []
     for (const { id, row } of top.sorted().slice(skip)) {
