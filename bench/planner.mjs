@@ -26,6 +26,8 @@ const QUERIES = Number(args.queries)
 const CATEGORIES = Math.max(1, Math.round(DOCS / 1000))
 const NEW = new URL('../packages/records/dist/index.js', import.meta.url).href
 
+/** The next record a create makes. */
+let written = DOCS
 const idOf = (i) => i.toString(16).padStart(24, '0')
 const documentOf = (i) => ({
   _id: idOf(i),
@@ -68,10 +70,11 @@ async function seeded() {
   return dir
 }
 
-/** The scenarios, each a function of the request's number; a write in ten when `writes`. */
-function scenarios(items) {
+/** The scenarios, each a function of the request's number; with `writes`, creates alone too. */
+function scenarios(items, writes) {
   const sortedByScore = { sort: { score: -1 }, limit: 20 }
   return {
+    ...(writes ? { 'create one': () => items.insertOne(documentOf(written++)) } : {}),
     'filter category + sort score': (n) => items.find({ category: `c${n % CATEGORIES}` }, sortedByScore),
     'get by _id': (n) => items.find({ _id: idOf((n * 7) % Math.min(DOCS, 1000)) }),
     'list 20, _id order': () => items.find({}, { limit: 20 }),
@@ -82,7 +85,6 @@ function scenarios(items) {
   }
 }
 
-let written = DOCS
 /** One update of a record's `score` and `category` (moving it to another category), or a create. */
 async function write(items, n) {
   if (n % 20 === 0) {
@@ -110,18 +112,20 @@ async function measureBuild(url, label, seededDir) {
   const { openEmbeddedStore } = await import(url)
   const results = new Map()
   for (const writes of [false, true]) {
-    const dir = mkdtempSync(join(tmpdir(), 'quire-planner-run-'))
-    cpSync(join(seededDir, 'records'), join(dir, 'records'), { recursive: true })
+    // Reads alone leave the seeded data as it was; writes go to a copy.
+    const dir = writes ? mkdtempSync(join(tmpdir(), 'quire-planner-run-')) : seededDir
+    if (writes) cpSync(join(seededDir, 'records'), join(dir, 'records'), { recursive: true })
     const store = openEmbeddedStore(dir)
     const items = store.collection('bench')
-    for (const [name, run] of Object.entries(scenarios(items))) {
+    for (const [name, run] of Object.entries(scenarios(items, writes))) {
       // Cold: the first pass over the keys after the open (100 categories, 100 ranges, 1,000 ids).
-      const cold = await measure(run, items, name === 'get by _id' ? 1000 : 100, writes)
-      const warm = await measure(run, items, QUERIES, writes)
-      results.set(`${name}${writes ? ', 1 write in 10' : ''}`, { cold, warm })
+      const mixed = writes && name !== 'create one'
+      const cold = await measure(run, items, name === 'get by _id' ? 1000 : 100, mixed)
+      const warm = await measure(run, items, QUERIES, mixed)
+      results.set(`${name}${mixed ? ', 1 write in 10' : ''}`, { cold, warm })
     }
     await store.close()
-    rmSync(dir, { recursive: true, force: true })
+    if (writes) rmSync(dir, { recursive: true, force: true })
   }
   console.error(`measured ${label}`)
   return results
