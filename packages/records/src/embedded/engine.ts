@@ -205,9 +205,8 @@ export class Engine {
     this.queryBudget = options.queryMemoryBudget ?? DEFAULT_QUERY_BUDGET
     this.#path = path
     // `noReadAhead` (MDB_NORDAHEAD, MADV_RANDOM on the map): a read faults in its own page, not the 128 KiB around
-    // it. Measured on a store of 1,000,000 documents (722 MB) started with the page cache dropped: the server's
-    // peak RSS under the core scenarios went from 580 to 222 MB at the same rates, and in a 400 MB memory cgroup
-    // gets by `_id` from 102 to 2,756 per second (readahead filled the limit with pages no read wanted).
+    // it. On a large store readahead filled memory with pages no read wanted: the server's peak RSS fell by more
+    // than half without it, and under a memory limit gets by `_id` ran over twenty times faster.
     // lmdb-js reads `noReadAhead` (open.js) but its types leave it out. `permissionsMode` is the mode its native
     // open gives data.mdb and lock.mdb when it creates them (env.cpp; 0664 by default), also left out.
     const lmdbOptions: RootDatabaseOptionsWithPath & { noReadAhead: boolean; permissionsMode: number } = {
@@ -307,8 +306,7 @@ export class Engine {
       // Kept by its bytes, whatever the transaction: a write's own meta, not committed yet, is never taken as
       // fresh, and reads compare the bytes again. So a stream of writes to a collection nobody reads decodes
       // its meta (and compiles its partial filters) once, not once per write: with the entries of a new record
-      // written without diffing (`putRecord`), concurrent inserts in `bench/micro.mjs` went from 11,600-13,700 to
-      // 17,200-18,000 per CPU-second.
+      // written without diffing (`putRecord`), concurrent inserts cost about a quarter less CPU.
       entry = { bytes: Buffer.from(view), meta: this.#meta.get(key) as CollectionMeta, fresh: false }
       this.#metaCache.set(name, entry)
     }

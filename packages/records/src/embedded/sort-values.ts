@@ -132,7 +132,7 @@ export class PathValues {
 
 /**
  * Sort values read from records' texts by the heap of an index that narrows the filter but not the sort
- * (`query-plan.ts`), kept so the next query over those candidates need not read their records again: a
+ * (`ranked-entries.ts`), kept so the next query over those candidates need not read their records again: a
  * candidate's value is then one map lookup, where reading it from its record is an lmdb read and a walk of its
  * text. And whole index ranges with their candidates' values (`KeptRange`), so that the next query of a range
  * reads none of its entries either.
