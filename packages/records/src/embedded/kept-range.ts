@@ -4,10 +4,10 @@ import { compareKeys, indexEntries, isIndexed, keyedByValues, type IndexKey, typ
 import type { SortValues } from './top-k.js'
 
 /** An index as the planner reads it: its definition and the id its entries are keyed by. */
-export type KeyedIndex = StoredIndex & { id: number }
+type KeyedIndex = StoredIndex & { id: number }
 
 /** A record's values of the sort's fields, as `SortValues`, from the decoded record. */
-export function recordValues(fields: SortField[], id: string, record: StoredRecord): SortValues {
+function recordValues(fields: SortField[], id: string, record: StoredRecord): SortValues {
   const values: SortValues = []
   for (const { path } of fields) {
     const [tag, key] = sortKey(path === '_id' ? id : getPath(record, path))
