@@ -37,23 +37,30 @@ export class KeptRange {
     this.values.push(values)
   }
 
-  /** Whether the record has an entry of the index within the range. */
-  holds(id: string, record: StoredRecord): boolean {
+  /** The record's entries in the range's index (none when absent or left out of a partial index). */
+  entryKeys(id: string, record: StoredRecord | undefined): IndexKey[] {
     const { index } = this
-    if (!isIndexed(index.spec, record)) return false
+    if (!record || !isIndexed(index.spec, record)) return []
     const unique = keyedByValues(index)
-    return indexEntries(index.spec, record).keys.some((values) => {
-      const key = unique ? [index.id, ...values] : [index.id, ...values, id]
-      return compareKeys(key, this.low) >= 0 && compareKeys(key, this.high) < 0
-    })
+    return indexEntries(index.spec, record).keys.map((values) =>
+      unique ? [index.id, ...values] : [index.id, ...values, id],
+    )
   }
 
-  /** Record `id` went from `before` to `after` (either absent); the change in candidates held (+1, 0, -1). */
-  update(id: string, before: StoredRecord | undefined, after: StoredRecord | undefined): number {
-    const at = before && this.holds(id, before) ? this.ids.indexOf(id) : -1
-    const into = after !== undefined && this.holds(id, after)
+  /** Whether the record has an entry of the index within the range. */
+  holds(id: string, record: StoredRecord): boolean {
+    return this.#within(this.entryKeys(id, record))
+  }
+
+  /**
+   * Record `id` went from entries `before` to `after` in the range's index (`entryKeys`), `after` being what it
+   * is now; the change in candidates held (+1, 0, -1).
+   */
+  update(id: string, before: IndexKey[], after: IndexKey[], record: StoredRecord | undefined): number {
+    const at = this.#within(before) ? this.ids.indexOf(id) : -1
+    const into = record !== undefined && this.#within(after)
     if (at >= 0 && into) {
-      this.values[at] = recordValues(this.fields, id, after)
+      this.values[at] = recordValues(this.fields, id, record)
       return 0
     }
     if (at >= 0) {
@@ -66,9 +73,13 @@ export class KeptRange {
       return -1
     }
     if (into) {
-      this.add(id, recordValues(this.fields, id, after))
+      this.add(id, recordValues(this.fields, id, record))
       return 1
     }
     return 0
+  }
+
+  #within(keys: IndexKey[]): boolean {
+    return keys.some((key) => compareKeys(key, this.low) >= 0 && compareKeys(key, this.high) < 0)
   }
 }

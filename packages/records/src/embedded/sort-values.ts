@@ -1,5 +1,6 @@
 import type { StoredRecord } from '../port.js'
 import { getPath, sortKey, TypeTag } from '../sort-order.js'
+import type { IndexKey } from './index-keys.js'
 import type { KeptRange } from './kept-range.js'
 
 /** A record's value of one sort field, as `sortKey` gives it. */
@@ -186,8 +187,14 @@ export class SortValueCache {
         } else if (values.delete(id)) this.#size--
       }
     }
-    for (const range of collection.ranges.values()) {
-      for (const [id, change] of records) this.#size += range.update(id, change.before, change.after)
+    for (const [id, { before: was, after: is }] of records) {
+      // The record's entries, once per index whatever the number of its ranges kept.
+      const entries = new Map<number, [IndexKey[], IndexKey[]]>()
+      for (const range of collection.ranges.values()) {
+        let keys = entries.get(range.index.id)
+        if (!keys) entries.set(range.index.id, (keys = [range.entryKeys(id, was), range.entryKeys(id, is)]))
+        this.#size += range.update(id, keys[0], keys[1], is)
+      }
     }
   }
 
