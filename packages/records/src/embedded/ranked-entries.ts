@@ -30,7 +30,8 @@ export function* rankedEntries(query: FindQuery, plan: IndexPlan, [low, high]: [
   const top = new TopK<{ id: string; row: Row | undefined }>(query.wanted, order)
   const past = after && rowValues(sort, after, true)
   const offer = (id: string, values: SortValues, row?: Row): void => {
-    if (!past || order(values, past) > 0) top.offer({ id, row }, values)
+    // Most candidates fall past the heap's worst: told before anything is made for them.
+    if ((!past || order(values, past) > 0) && top.wants(values)) top.offer({ id, row }, values)
   }
   const snapshot = engine.sortValues.snapshot(collectionId, engine.size(collectionId).stamp)
   const rangeKey = `${JSON.stringify([low, high])} ${sort.map(({ path }) => path).join(' ')}`
