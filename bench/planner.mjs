@@ -10,7 +10,7 @@
 // `@quire/records` (its `dist/` with a `node_modules` beside it): the same scenarios run on it in the same run,
 // on a copy of the same data, and the table shows new ÷ old. The old build runs second: its cold figures
 // find the data in the page cache already.
-import { cpSync, existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { parseArgs } from 'node:util'
@@ -98,6 +98,18 @@ async function write(items, n) {
   await items.updateOne({ _id: idOf(i) }, { $set: { score: (n * 31) % 1_000_003, category: `c${n % ROTATED}` } })
 }
 
+const mb = (bytes) => Math.round(bytes / 2 ** 20)
+/**
+ * The most anonymous memory (the process's own, the kept sort values and ranges among it) and heap seen with a
+ * store open. RSS counts the store's file-backed pages too: each page a query read, once.
+ */
+const memory = { anonMb: 0, heapMb: 0 }
+function noteMemory() {
+  const anon = Number(/RssAnon:\s+(\d+)/.exec(readFileSync('/proc/self/status', 'utf8'))?.[1] ?? 0) * 1024
+  memory.anonMb = Math.max(memory.anonMb, mb(anon))
+  memory.heapMb = Math.max(memory.heapMb, mb(process.memoryUsage().heapUsed))
+}
+
 /** CPU µs per query (user + system), and the wall-clock rate, over `count` queries run one after another. */
 async function measure(run, items, count, writes) {
   const cpu = process.cpuUsage()
@@ -127,6 +139,7 @@ async function measureBuild(url, label, seededDir) {
       const warm = await measure(run, items, QUERIES, mixed)
       results.set(`${name}${mixed ? ', 1 write in 10' : ''}`, { cold, warm })
     }
+    noteMemory()
     await store.close()
     if (writes) rmSync(dir, { recursive: true, force: true })
   }
@@ -155,5 +168,5 @@ for (const [name, { cold, warm }] of fresh) {
   console.log(`| ${name} | ${cells.join(' | ')} |`)
 }
 console.log(
-  `\npeak RSS of this process (every build measured): ${Math.round(process.resourceUsage().maxRSS / 1024)} MB`,
+  `\npeak RSS ${mb(process.resourceUsage().maxRSS * 1024)} MB; with the stores open and warm, anonymous memory ${memory.anonMb} MB, heap used ${memory.heapMb} MB`,
 )
