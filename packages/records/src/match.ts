@@ -11,7 +11,7 @@ export interface Matcher {
 
 /**
  * mingo's default `Query` copies its whole operator table (hundreds of expression operators) on every
- * construction, about 20 µs. Filters that use only query operators (all a client may send) compile against a
+ * construction, which cost more than most matches. Filters that use only query operators (all a client may send) compile against a
  * query-only table instead; `$expr`, `$where`, `$function` and `$jsonSchema` still get the full one.
  */
 /**

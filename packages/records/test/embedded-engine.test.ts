@@ -302,6 +302,52 @@ t.test(
   },
 )
 
+t.test(
+  'writes move records in and out of a kept range: the next page is right and reads only its records',
+  async (t) => {
+    const store = openEmbeddedStore(t.testdir())
+    t.teardown(() => store.close())
+    const items = store.collection<Item>('items')
+    let records = await seed(store, 'items', 2000)
+    await items.ensureIndex({ name: 'category', fields: { category: 1 } })
+    const expected = (category: string) =>
+      records
+        .filter((record) => record.category === category)
+        .sort((a, b) => b.score - a.score || (a._id < b._id ? 1 : -1))
+        .slice(0, 20)
+        .map((record) => record._id)
+    const page = async (category: string) => {
+      const before = store.stats.reads
+      const found = await items.findText({ category }, { sort: { score: -1 }, limit: 20 })
+      return { ids: found.map((found) => found._id), reads: store.stats.reads - before }
+    }
+    // Every category read once: each range kept whole.
+    for (let c = 0; c < 10; c++) t.same((await page(`c${c}`)).ids, expected(`c${c}`))
+
+    const replace = (next: Item) => (records = records.map((record) => (record._id === next._id ? next : record)))
+    const [inC3, outOfC3, dropped] = records.filter((record) => record.category === 'c3')
+    const intoC3 = records.find((record) => record.category === 'c5') as Item
+    await items.updateOne({ _id: (inC3 as Item)._id }, { $set: { score: 5000 } })
+    replace({ ...(inC3 as Item), score: 5000 })
+    await items.updateOne({ _id: intoC3._id }, { $set: { category: 'c3', score: 4000 } })
+    replace({ ...intoC3, category: 'c3', score: 4000 })
+    await items.updateOne({ _id: (outOfC3 as Item)._id }, { $set: { category: 'c5', score: 6000 } })
+    replace({ ...(outOfC3 as Item), category: 'c5', score: 6000 })
+    await items.deleteOne({ _id: (dropped as Item)._id })
+    records = records.filter((record) => record._id !== (dropped as Item)._id)
+    const created = await items.insertOne({ ...item(7), category: 'c3', score: 3000 })
+    records.push(created)
+
+    for (const category of ['c3', 'c5', 'c7']) {
+      const after = await page(category)
+      t.same(after.ids, expected(category), `${category} after the writes`)
+      t.ok(after.reads <= 20 + 2, `${category}: only the page's records read (${after.reads} reads)`)
+    }
+    t.equal((await page('c3')).ids[0], (inC3 as Item)._id, 'the raised score leads')
+    t.equal((await page('c5')).ids[0], (outOfC3 as Item)._id, 'the record moved out leads where it went')
+  },
+)
+
 t.test('a drop cut short by closing is finished by the next open', async (t) => {
   const dataDir = t.testdir()
   let store = openEmbeddedStore(dataDir)

@@ -15,8 +15,10 @@ import type {
   UpdateOptions,
 } from '../port.js'
 import type { Engine } from './engine.js'
+import { countSteps } from './count.js'
+import { findSteps } from './find.js'
 import { accounted } from './long-work.js'
-import { countSteps, findSteps, Pacer, runAsync, runSync } from './query-plan.js'
+import { Pacer, runAsync, runSync } from './steps.js'
 import { Row } from './row.js'
 
 export function checkRecord(record: StoredRecord): void {

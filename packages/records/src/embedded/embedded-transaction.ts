@@ -17,7 +17,8 @@ import type {
 } from '../port.js'
 import { checkHash, checkRecord } from './embedded-collection.js'
 import type { Engine } from './engine.js'
-import { findSteps, Pacer, runSync } from './query-plan.js'
+import { findSteps } from './find.js'
+import { Pacer, runSync } from './steps.js'
 import { Row } from './row.js'
 
 interface Staged {

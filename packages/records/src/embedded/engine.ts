@@ -15,7 +15,7 @@ import {
 import { PRIVATE_FILE_MODE } from './private-modes.js'
 import { Row } from './row.js'
 import { spent, turn } from './long-work.js'
-import { SortValueCache } from './sort-values.js'
+import { SortValueCache, type RecordChange } from './sort-values.js'
 
 /**
  * Records as JSON text (a page of whole records is answered without re-encoding them), each under its
@@ -95,10 +95,10 @@ const SWEEP_CHUNK = 2000
 /** The default query budget: record text one query may hold in memory (MongoDB's in-memory sort allows 100 MB). */
 const DEFAULT_QUERY_BUDGET = 32 * 2 ** 20
 /**
- * Sort values and range candidates the store keeps (`SortValueCache`): 100,000 values took 10 MB of heap, as many
- * range candidates 14 MB (their ids apart).
+ * Sort values the store keeps (`SortValueCache`): enough for the candidates of a few hundred index prefixes of a
+ * thousand records each, a small part of the memory a store of a million records may use.
  */
-const SORT_VALUE_CAPACITY = 100_000
+const SORT_VALUE_CAPACITY = 500_000
 const newStamp = (): number => Math.floor(Math.random() * 2 ** 52)
 
 // Meta keys. Ids of collections and indexes come from one sequence, so an id names one range in either database.
@@ -205,9 +205,8 @@ export class Engine {
     this.queryBudget = options.queryMemoryBudget ?? DEFAULT_QUERY_BUDGET
     this.#path = path
     // `noReadAhead` (MDB_NORDAHEAD, MADV_RANDOM on the map): a read faults in its own page, not the 128 KiB around
-    // it. Measured on a store of 1,000,000 documents (722 MB) started with the page cache dropped: the server's
-    // peak RSS under the core scenarios went from 580 to 222 MB at the same rates, and in a 400 MB memory cgroup
-    // gets by `_id` from 102 to 2,756 per second (readahead filled the limit with pages no read wanted).
+    // it. On a large store readahead filled memory with pages no read wanted: the server's peak RSS fell by more
+    // than half without it, and under a memory limit gets by `_id` ran over twenty times faster.
     // lmdb-js reads `noReadAhead` (open.js) but its types leave it out. `permissionsMode` is the mode its native
     // open gives data.mdb and lock.mdb when it creates them (env.cpp; 0664 by default), also left out.
     const lmdbOptions: RootDatabaseOptionsWithPath & { noReadAhead: boolean; permissionsMode: number } = {
@@ -307,8 +306,7 @@ export class Engine {
       // Kept by its bytes, whatever the transaction: a write's own meta, not committed yet, is never taken as
       // fresh, and reads compare the bytes again. So a stream of writes to a collection nobody reads decodes
       // its meta (and compiles its partial filters) once, not once per write: with the entries of a new record
-      // written without diffing (`putRecord`), concurrent inserts in `bench/micro.mjs` went from 11,600-13,700 to
-      // 17,200-18,000 per CPU-second.
+      // written without diffing (`putRecord`), concurrent inserts cost about a quarter less CPU.
       entry = { bytes: Buffer.from(view), meta: this.#meta.get(key) as CollectionMeta, fresh: false }
       this.#metaCache.set(name, entry)
     }
@@ -485,9 +483,10 @@ export class Engine {
     }
     const stamp = newStamp()
     this.#meta.putSync(sizeKey(meta.id), [size.count, size.bytes, stamp])
-    const ids = before ? [before.id] : []
-    if (after && after._id !== before?.id) ids.push(after._id)
-    this.sortValues.changed(meta.id, size.stamp, stamp, ids)
+    const records = new Map<string, RecordChange>()
+    if (before) records.set(before.id, { before: before.record, after: undefined })
+    if (after) records.set(after._id, { before: before?.id === after._id ? before.record : undefined, after })
+    this.sortValues.changed(meta.id, size.stamp, stamp, records)
   }
 
   /**

@@ -1,43 +1,148 @@
+import type { StoredRecord } from '../port.js'
+import { getPath, sortKey, TypeTag } from '../sort-order.js'
+import type { IndexKey } from './index-keys.js'
+import type { KeptRange } from './kept-range.js'
+
 /** A record's value of one sort field, as `sortKey` gives it. */
 export type SortValue = [number, number | string]
-/** A candidate of an index range with its values of a sort's fields (`SortValues`, flattened). */
-interface RangeCandidate {
-  id: string
-  values: Array<number | string>
-}
+
+/** Held compactly: a number as itself (no tuple to allocate), any other value as its `SortValue`. */
+type Held = number | SortValue
 
 /**
- * Longer string values are not kept: the capacity counts values, so it bounds memory only while each is small
- * (100,000 values of 64 characters: about 20 MB). A sort on long strings reads them again each time.
+ * Longer string values are not kept: the capacity counts values, so it bounds memory only while each is small.
+ * A sort on long strings reads them again each time.
  */
 const MAX_KEPT_STRING = 64
 
-const tooLong = (value: number | string) => typeof value === 'string' && value.length > MAX_KEPT_STRING
+/** Writes remembered per collection, so a reader whose snapshot is a few writes behind still uses the rest. */
+const RECENT_WRITES = 64
+
+const hold = ([tag, key]: SortValue): Held => (tag === TypeTag.number ? (key as number) : [tag, key])
+const held = (value: Held): SortValue => (typeof value === 'number' ? [TypeTag.number, value] : value)
+const keepable = (key: number | string): boolean => typeof key !== 'string' || key.length <= MAX_KEPT_STRING
 
 interface CollectionValues {
-  /** The collection's write stamp the values were read at (see `Engine.size`). */
+  /** The collection's write stamp the values hold at (see `Engine.size`). */
   stamp: number | undefined
-  /** By path, the values read so far, by `_id`. */
-  paths: Map<string, Map<string, SortValue>>
-  /**
-   * Whole index ranges read in one go, by range and sort fields: every candidate with its values, in index order.
-   * Any write of the collection drops them (which candidates a range holds may have changed).
-   */
-  ranges: Map<string, RangeCandidate[]>
+  /** By path, the values known, by `_id`. */
+  paths: Map<string, Map<string, Held>>
+  /** Index ranges held whole, by range and sort fields, the least recently used first. */
+  ranges: Map<string, KeptRange>
+  /** The last writes, oldest first: the stamp each started from and the ids it changed. */
+  recent: Array<{ before: number | undefined; ids: string[] }>
+}
+
+/** A record a write changed: as it was and as it is (either absent). */
+export interface RecordChange {
+  before: StoredRecord | undefined
+  after: StoredRecord | undefined
+}
+
+/**
+ * What one query reads of a collection's kept values: those of its snapshot's stamp. A write since (its stamp
+ * moved on while the query ran, or the query's snapshot is older than this process's last writes) hides the
+ * records it changed, which the query reads from the store instead.
+ */
+export class SortValueSnapshot {
+  #hidden: ReadonlySet<string> | undefined
+  #hiddenAt: number | undefined
+  constructor(
+    readonly cache: SortValueCache,
+    readonly collection: CollectionValues,
+    readonly stamp: number | undefined,
+  ) {}
+
+  /** Nothing was written since the snapshot: what is read now may be kept. */
+  get current(): boolean {
+    return this.collection.stamp === this.stamp
+  }
+
+  /** The ids written since this snapshot's stamp (every id when the stamp is no longer among the recent writes). */
+  hidden(): ReadonlySet<string> {
+    const now = this.collection.stamp
+    if (now === this.stamp) return EMPTY
+    if (this.#hidden && this.#hiddenAt === now) return this.#hidden
+    const { recent } = this.collection
+    const from = recent.findIndex(({ before }) => before === this.stamp)
+    this.#hidden = from < 0 ? ALL : new Set(recent.slice(from).flatMap(({ ids }) => ids))
+    this.#hiddenAt = now
+    return this.#hidden
+  }
+
+  /** The values of `path` kept for this snapshot. */
+  values(path: string): PathValues {
+    let values = this.collection.paths.get(path)
+    if (!values) {
+      values = new Map()
+      this.collection.paths.set(path, values)
+    }
+    return new PathValues(this, values)
+  }
+
+  /** The range kept under `key`, unless a write since this snapshot's stamp left it unknown. */
+  range(key: string): KeptRange | undefined {
+    const { ranges } = this.collection
+    const range = ranges.get(key)
+    if (!range || this.hidden() === ALL) return undefined
+    ranges.delete(key)
+    ranges.set(key, range)
+    return range
+  }
+
+  /** Keeps a range read whole at this snapshot's stamp, while that stamp is still the latest. */
+  keepRange(key: string, range: KeptRange): void {
+    if (!this.current || this.collection.ranges.has(key) || range.values.some((values) => !values.every(keepable))) {
+      return
+    }
+    this.cache.hold(range.ids.length)
+    this.collection.ranges.set(key, range)
+  }
+
+  /** Keeps `value` for `id` in `values`, unless a write came since this snapshot. */
+  note(values: Map<string, Held>, id: string, value: SortValue): void {
+    if (!this.current || !keepable(value[1])) return
+    if (!values.has(id)) this.cache.hold(1)
+    values.set(id, hold(value))
+  }
+}
+
+const EMPTY: ReadonlySet<string> = new Set()
+/** Stands for every id: the snapshot is older than the writes remembered. */
+const ALL: ReadonlySet<string> = new Set()
+
+/** A path's kept values, by `_id`, as one snapshot reads them. */
+export class PathValues {
+  constructor(
+    readonly snapshot: SortValueSnapshot,
+    readonly values: Map<string, Held>,
+  ) {}
+
+  get(id: string): SortValue | undefined {
+    const value = this.values.get(id)
+    if (value === undefined) return undefined
+    const hidden = this.snapshot.hidden()
+    if (hidden === ALL || hidden.has(id)) return undefined
+    return held(value)
+  }
+
+  note(id: string, value: SortValue): void {
+    this.snapshot.note(this.values, id, value)
+  }
 }
 
 /**
  * Sort values read from records' texts by the heap of an index that narrows the filter but not the sort
- * (`query-plan.ts`), kept so the next page or the next caller need not read the candidates' records again; and
- * whole ranges (every candidate of an index prefix with its values), so it need not read their index entries
- * either. `bench/micro.mjs`, 1,000 candidates per query: 336 queries per CPU-second reading every record, about
- * 1,000 with the values kept, 3,400-4,000 with the range kept.
+ * (`ranked-entries.ts`), kept so the next query over those candidates need not read their records again: a
+ * candidate's value is then one map lookup, where reading it from its record is an lmdb read and a walk of its
+ * text. And whole index ranges with their candidates' values (`KeptRange`), so that the next query of a range
+ * reads none of its entries either.
  *
- * Every write of a collection stores a new random stamp with its size (`Engine.putRecord`). Values hold while the
- * stamp read with them is the collection's: this process's writes move them along (dropping the values of the
- * record they change, and every kept range), any other stamp (another process's write, or a write of this one
- * that was rolled back) drops the collection's values. At most `capacity` values and range candidates in all:
- * past it, every collection's values go, and no range is kept.
+ * Every write of a collection stores a new random stamp with its size (`Engine.putRecord`), and this process's
+ * writes update what is kept of the records they change (values and ranges follow a record, a create adds it, a
+ * removal drops it), so it stays valid from one write to the next. Any other stamp (another process's write, or
+ * a write of this one rolled back) drops the collection's values. At most `capacity` values and range
+ * candidates in all: past it, the ranges used least recently go first, then the values kept longest.
  */
 export class SortValueCache {
   readonly #collections = new Map<number, CollectionValues>()
@@ -45,51 +150,25 @@ export class SortValueCache {
 
   constructor(readonly capacity: number) {}
 
-  /** The values of `path` in the collection as of `stamp` (those of any other stamp dropped first). */
-  of(collectionId: number, stamp: number | undefined, path: string): Map<string, SortValue> {
+  /** What is kept of the collection as of `stamp`: a stamp this process has not seen drops it all. */
+  snapshot(collectionId: number, stamp: number | undefined): SortValueSnapshot {
     let collection = this.#collections.get(collectionId)
-    if (!collection || collection.stamp !== stamp) {
+    if (!collection || (collection.stamp !== stamp && !collection.recent.some(({ before }) => before === stamp))) {
       this.drop(collectionId)
-      collection = { stamp, paths: new Map(), ranges: new Map() }
+      collection = { stamp, paths: new Map(), ranges: new Map(), recent: [] }
       this.#collections.set(collectionId, collection)
     }
-    let values = collection.paths.get(path)
-    if (!values) {
-      values = new Map()
-      collection.paths.set(path, values)
-    }
-    return values
+    return new SortValueSnapshot(this, collection, stamp)
   }
 
-  /** Keeps a value read into `values` (from `of`), unless those were dropped meanwhile or the cache is full. */
-  note(collectionId: number, path: string, values: Map<string, SortValue>, id: string, value: SortValue): void {
-    if (this.#collections.get(collectionId)?.paths.get(path) !== values || tooLong(value[1])) return
-    if (this.#size >= this.capacity) {
-      this.clear()
-      return
-    }
-    if (!values.has(id)) this.#size++
-    values.set(id, value)
+  /** Counts `count` more values held; past the capacity, makes room first. */
+  hold(count: number): void {
+    if (this.#size + count > this.capacity) this.#evict(count)
+    this.#size += count
   }
 
-  /** The candidates of a range kept at `stamp` (undefined when none are). */
-  range(collectionId: number, stamp: number | undefined, key: string): readonly RangeCandidate[] | undefined {
-    const collection = this.#collections.get(collectionId)
-    return collection && collection.stamp === stamp ? collection.ranges.get(key) : undefined
-  }
-
-  /** Keeps a whole range read at `stamp`, unless the collection changed since or the cache is full. */
-  keepRange(collectionId: number, stamp: number | undefined, key: string, candidates: RangeCandidate[]): void {
-    const collection = this.#collections.get(collectionId)
-    if (!collection || collection.stamp !== stamp || collection.ranges.has(key)) return
-    if (this.#size + candidates.length > this.capacity) return
-    if (candidates.some((candidate) => candidate.values.some(tooLong))) return
-    this.#size += candidates.length
-    collection.ranges.set(key, candidates)
-  }
-
-  /** A write of record `id` moved the collection's stamp from `before` to `after`. */
-  changed(collectionId: number, before: number | undefined, after: number, ids: string[]): void {
+  /** A write moved the collection's stamp from `before` to `after`, changing `records` (by `_id`). */
+  changed(collectionId: number, before: number | undefined, after: number, records: Map<string, RecordChange>): void {
     const collection = this.#collections.get(collectionId)
     if (!collection) return
     if (collection.stamp !== before) {
@@ -97,10 +176,25 @@ export class SortValueCache {
       return
     }
     collection.stamp = after
-    for (const candidates of collection.ranges.values()) this.#size -= candidates.length
-    collection.ranges.clear()
-    for (const values of collection.paths.values()) {
-      for (const id of ids) if (values.delete(id)) this.#size--
+    collection.recent.push({ before, ids: [...records.keys()] })
+    if (collection.recent.length > RECENT_WRITES) collection.recent.shift()
+    for (const [path, values] of collection.paths) {
+      for (const [id, { after: record }] of records) {
+        const value = record && sortKey(getPath(record, path))
+        if (value && keepable(value[1])) {
+          if (!values.has(id)) this.hold(1)
+          values.set(id, hold(value))
+        } else if (values.delete(id)) this.#size--
+      }
+    }
+    for (const [id, { before: was, after: is }] of records) {
+      // The record's entries, once per index whatever the number of its ranges kept.
+      const entries = new Map<number, [IndexKey[], IndexKey[]]>()
+      for (const range of collection.ranges.values()) {
+        let keys = entries.get(range.index.id)
+        if (!keys) entries.set(range.index.id, (keys = [range.entryKeys(id, was), range.entryKeys(id, is)]))
+        this.#size += range.update(id, keys[0], keys[1], is)
+      }
     }
   }
 
@@ -108,12 +202,30 @@ export class SortValueCache {
     const collection = this.#collections.get(collectionId)
     if (!collection) return
     for (const values of collection.paths.values()) this.#size -= values.size
-    for (const candidates of collection.ranges.values()) this.#size -= candidates.length
+    for (const range of collection.ranges.values()) this.#size -= range.ids.length
     this.#collections.delete(collectionId)
   }
 
-  clear(): void {
-    this.#collections.clear()
-    this.#size = 0
+  /** Makes room for `count` more and a tenth of the capacity: ranges least recently used first, then values. */
+  #evict(count: number): void {
+    let excess = this.#size + count - Math.floor(this.capacity * 0.9)
+    for (const collection of this.#collections.values()) {
+      for (const [key, range] of collection.ranges) {
+        if (excess <= 0) return
+        collection.ranges.delete(key)
+        this.#size -= range.ids.length
+        excess -= range.ids.length
+      }
+    }
+    for (const collection of this.#collections.values()) {
+      for (const values of collection.paths.values()) {
+        for (const id of values.keys()) {
+          if (excess <= 0) return
+          values.delete(id)
+          this.#size--
+          excess--
+        }
+      }
+    }
   }
 }

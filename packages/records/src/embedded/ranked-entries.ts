@@ -1,0 +1,96 @@
+import { sortKey, type SortField } from '../sort-order.js'
+import { rowValues, type FindQuery } from './find-query.js'
+import type { IndexKey } from './index-keys.js'
+import type { IndexPlan } from './index-plans.js'
+import { pathInText } from './json-fields.js'
+import { KeptRange } from './kept-range.js'
+import { entries, read } from './reads.js'
+import type { Row } from './row.js'
+import { PAUSE, type Steps } from './steps.js'
+import { TopK, valuesOrder, type SortValues } from './top-k.js'
+
+/**
+ * Entries the heap of an index range reads before its first pause: bounded work, each entry at most one record
+ * read, run in one go like a page. Counted in reads, not time: on a busy machine a few hundred candidates can
+ * take past one slice, and would then wait in the long-work gate.
+ */
+const BOUNDED_READS = 4096
+
+/**
+ * A heap (`FindQuery.ranked`) over the candidates of an index range that answers the filter, read outside a
+ * write: the range as the store keeps it (`engine.sortValues`), else its entries, each candidate's sort values
+ * kept or else read from its text (then kept, and the whole range with them when read in one go). Only the
+ * records ranked are read (`read` again unless the heap holds them already).
+ */
+export function* rankedEntries(query: FindQuery, plan: IndexPlan, [low, high]: [IndexKey, IndexKey]): Steps<Row[]> {
+  const { engine, collectionId, sort, after, pacer } = query
+  query.checkPage()
+  pacer.allow(BOUNDED_READS)
+  const order = valuesOrder(sort)
+  const top = new TopK<{ id: string; row: Row | undefined }>(query.wanted, order)
+  const past = after && rowValues(sort, after, true)
+  const offer = (id: string, values: SortValues, row?: Row): void => {
+    // Most candidates fall past the heap's worst: told before anything is made for them.
+    if ((!past || order(values, past) > 0) && top.wants(values)) top.offer({ id, row }, values)
+  }
+  const snapshot = engine.sortValues.snapshot(collectionId, engine.size(collectionId).stamp)
+  const rangeKey = `${JSON.stringify([low, high])} ${sort.map(({ path }) => path).join(' ')}`
+  const kept = snapshot.range(rangeKey)
+  if (kept) {
+    // Records written since the snapshot's stamp are read as the snapshot has them, not as kept.
+    const hidden = snapshot.hidden()
+    const { ids, values } = kept
+    for (let i = 0; i < ids.length; i++) {
+      if (!hidden.has(ids[i] as string)) offer(ids[i] as string, values[i] as SortValues)
+    }
+    for (const id of hidden) {
+      const row = read(engine, collectionId, id)
+      if (row && kept.holds(id, row.record)) offer(id, rowValues(sort, row, true), row)
+    }
+  } else {
+    const known = sort.map(({ path }) => (path === '_id' ? undefined : snapshot.values(path)))
+    // Kept only when read in one go (one snapshot) with every candidate still there.
+    let whole: KeptRange | undefined = new KeptRange(plan.index, low, high, sort)
+    const seen = plan.dedupe ? new Set<string>() : undefined
+    for (const entry of entries(engine, plan.index, { start: low, end: high }, pacer)) {
+      if (entry === PAUSE) {
+        whole = undefined
+        yield PAUSE
+        continue
+      }
+      engine.stats.reads++
+      const { id } = entry
+      if (seen) {
+        if (seen.has(id)) continue
+        seen.add(id)
+      }
+      let row: Row | undefined
+      const values: SortValues = []
+      for (let i = 0; i < sort.length; i++) {
+        const column = known[i]
+        let value = column ? column.get(id) : sortKey(id)
+        if (!value) {
+          row ??= read(engine, collectionId, id)
+          // Gone since its entry was read (a write between two slices): no longer a match.
+          if (!row) break
+          value = sortKey(pathInText(row.json, (sort[i] as SortField).path))
+          column?.note(id, value)
+        }
+        values.push(value[0], value[1])
+      }
+      if (values.length < 2 * sort.length) {
+        whole = undefined
+        continue
+      }
+      whole?.add(id, values)
+      offer(id, values, row)
+    }
+    if (whole) snapshot.keepRange(rangeKey, whole)
+  }
+  const page: Row[] = []
+  for (const { id, row } of top.sorted().slice(query.skip)) {
+    const found = row ?? read(engine, collectionId, id)
+    if (found) page.push(found)
+  }
+  return page
+}

@@ -1,0 +1,65 @@
+import t from 'tap'
+import { KeptRange } from '../src/embedded/kept-range.js'
+import { SortValueCache } from '../src/embedded/sort-values.js'
+import type { StoredRecord } from '../src/index.js'
+
+const index = { id: 7, spec: { name: 'category', fields: { category: 1 } }, multikey: false } as const
+const byScore = [{ path: 'score', direction: -1 as const }]
+const record = (id: string, category: string, score: number): StoredRecord => ({ _id: id, category, score })
+
+/** A kept range of `category = c` (`[indexId, tag, value]` up to the next key), with its candidates. */
+function rangeOf(category: string, records: StoredRecord[]): KeptRange {
+  const range = new KeptRange({ ...index }, [7, 3, category], [7, 3, `${category}\uffff`], byScore)
+  for (const r of records) range.add(r._id, [2, r.score as number])
+  return range
+}
+
+const idsOf = (range: KeptRange | undefined) => [...(range?.ids ?? [])].sort()
+
+t.test("a reader whose snapshot predates this process's write reads the records it changed, the rest kept", (t) => {
+  const cache = new SortValueCache(1000)
+  const before = cache.snapshot(1, 100)
+  before.values('score').note('a', [2, 1])
+  before.values('score').note('b', [2, 2])
+  before.keepRange('c1', rangeOf('c1', [record('a', 'c1', 1), record('b', 'c1', 2)]))
+
+  // A write moves `a` out of c1 (not committed yet: readers still hold stamp 100).
+  cache.changed(1, 100, 101, new Map([['a', { before: record('a', 'c1', 1), after: record('a', 'c2', 9) }]]))
+  const stale = cache.snapshot(1, 100)
+  t.same([...stale.hidden()], ['a'], 'the record written since is read from the store')
+  t.equal(stale.values('score').get('a'), undefined)
+  t.same(stale.values('score').get('b'), [2, 2], 'the others are still kept')
+  t.same(idsOf(stale.range('c1')), ['b'], 'the range already follows the write')
+  stale.values('score').note('c', [2, 3])
+  t.equal(cache.snapshot(1, 101).values('score').get('c'), undefined, 'nothing read at an old stamp is kept')
+
+  const current = cache.snapshot(1, 101)
+  t.same(current.values('score').get('a'), [2, 9], 'the written value follows the record')
+  t.same(current.hidden().size, 0)
+
+  // A stamp this process never wrote (another process's write): nothing kept holds.
+  const other = cache.snapshot(1, 555)
+  t.equal(other.values('score').get('b'), undefined)
+  t.equal(other.range('c1'), undefined)
+  t.end()
+})
+
+t.test('past its capacity the cache lets the ranges used least recently go, not everything', (t) => {
+  const cache = new SortValueCache(100)
+  const snapshot = cache.snapshot(1, 1)
+  const ranges = ['c0', 'c1', 'c2', 'c3']
+  for (const c of ranges) {
+    snapshot.keepRange(
+      c,
+      rangeOf(
+        c,
+        Array.from({ length: 30 }, (_, i) => record(`${c}-${i}`, c, i)),
+      ),
+    )
+    if (c !== 'c0') snapshot.range('c0')
+  }
+  t.ok(snapshot.range('c0'), 'the range used all along is kept')
+  t.ok(snapshot.range('c3'), 'the newest is kept')
+  t.equal(snapshot.range('c1'), undefined, 'the least recently used went')
+  t.end()
+})
