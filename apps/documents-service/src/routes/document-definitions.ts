@@ -34,6 +34,7 @@ const administration: FastifyPluginAsyncTypebox = async (admin) => {
       schema: {
         querystring: CreateDefinitionQuerystringSchema,
         body: CreateDefinitionBodySchema,
+        bodyOptional: true,
         response: { 201: Ok(DefinitionSchema) },
       },
     },

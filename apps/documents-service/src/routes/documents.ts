@@ -94,6 +94,7 @@ export const documentRoutes: FastifyPluginAsyncTypebox<DocumentRoutesOptions> = 
         params: DefinitionParamsSchema,
         headers: IdempotencyHeadersSchema,
         body: DocumentBodySchema,
+        bodyOptional: true,
         response: { 201: Ok(DocumentSchema) },
       },
       serializerCompiler: stringifyWhole,
@@ -175,6 +176,7 @@ export const documentRoutes: FastifyPluginAsyncTypebox<DocumentRoutesOptions> = 
       schema: {
         params: ActionParamsSchema,
         body: ActionInputSchema,
+        bodyOptional: true,
         response: { 200: Ok(ActionResultSchema) },
       },
       serializerCompiler: stringifyWhole,

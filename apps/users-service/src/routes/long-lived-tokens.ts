@@ -31,6 +31,7 @@ export const longLivedTokenRoutes: FastifyPluginAsyncTypebox = async (app) => {
       schema: {
         params: UserParamsSchema,
         body: CreateLongLivedTokenBodySchema,
+        bodyOptional: true,
         response: { 201: Ok(Type.Array(CreatedLongLivedTokenSchema)) },
       },
     },
