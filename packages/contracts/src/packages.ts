@@ -72,7 +72,7 @@ const PackageIdSchema = Type.String({
   minLength: 1,
   maxLength: 256,
   pattern: '^(?!installations$)',
-  description: 'The package\'s `_id` (never `installations`, the segment of the installation paths)',
+  description: "The package's `_id` (never `installations`, the segment of the installation paths)",
 })
 export const PackageParamsSchema = Type.Object({ packageId: PackageIdSchema })
 export const PackageVersionParamsSchema = Type.Object({ packageId: PackageIdSchema, versionId: IdSchema })

@@ -48,7 +48,7 @@ const saveRoute: FastifyPluginAsyncTypebox<AttachmentRoutesOptions> = async (app
       params: AttachmentsParamsSchema,
       querystring: SaveAttachmentsQuerystringSchema,
       description:
-        'Stores the form\'s files at `valuePath` of the document (appended, or replacing with `actionType=Replace`). ' +
+        "Stores the form's files at `valuePath` of the document (appended, or replacing with `actionType=Replace`). " +
         'Needs a bearer token and the `environment-id` header.',
       multipart: UploadFormSchema,
       response: { 201: SavedAttachmentsSchema },
@@ -100,7 +100,7 @@ export const attachmentRoutes: FastifyPluginAsyncTypebox<AttachmentRoutesOptions
       params: AttachmentParamsSchema,
       headers: Type.Composite([DownloadHeadersSchema, IfNoneMatchHeadersSchema]),
       description:
-        'The file\'s bytes, with its type, `ETag` and `Content-Disposition`; one range with `Range` (206). ' +
+        "The file's bytes, with its type, `ETag` and `Content-Disposition`; one range with `Range` (206). " +
         'Needs a bearer token and the `environment-id` header.',
       response: {
         200: attachmentBytes('The whole file'),
