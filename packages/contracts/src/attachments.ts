@@ -50,10 +50,7 @@ const BytesSchema = Type.Unsafe<unknown>({ type: 'string', format: 'binary' })
  * Save: a `multipart/form-data` form, read part by part by the handler (the route validates no body). Every file
  * part is stored, in order, whatever its field name; `file` is the one a client names.
  */
-export const UploadFormSchema = Type.Object(
-  { file: Type.Union([BytesSchema, Type.Array(BytesSchema)]) },
-  { additionalProperties: BytesSchema },
-)
+export const UploadFormSchema = Type.Object({ file: Type.Union([BytesSchema, Type.Array(BytesSchema)]) })
 
 /** Download: the bytes, whole (200) or one range (206), in the type the file was uploaded with. */
 export const attachmentBytes = (description: string) => ({
