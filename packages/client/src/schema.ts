@@ -1013,6 +1013,7 @@ export interface operations {
       query?: {
         limit?: number
         after?: string
+        exclude?: string
       }
       header?: never
       path?: never
@@ -1032,15 +1033,15 @@ export interface operations {
             data: {
               _id: string
               /** Format: date-time */
-              _createdOn: string
-              _createdByUserId: string
+              _createdOn?: string
+              _createdByUserId?: string
               /** Format: date-time */
-              _lastModifiedOn: string
-              _lastModifiedByUserId: string
-              _environmentId: string
-              _hash: string
-              status: string
-              name: string
+              _lastModifiedOn?: string
+              _lastModifiedByUserId?: string
+              _environmentId?: string
+              _hash?: string
+              status?: string
+              name?: string
               label?: string
               description?: string
               fields?: {
@@ -1070,7 +1071,7 @@ export interface operations {
                 description?: string
                 source?: string
               }[]
-              _permissions: {
+              _permissions?: {
                 fullPermissions: boolean
                 userActionPermissions: string[]
               }
@@ -1247,7 +1248,9 @@ export interface operations {
   getDefinition: {
     parameters: {
       query?: never
-      header?: never
+      header?: {
+        'if-none-match'?: string
+      }
       path: {
         ddId: string
       }
@@ -1313,6 +1316,13 @@ export interface operations {
           }
         }
       }
+      /** @description Not modified: the copy named by If-None-Match is current */
+      304: {
+        headers: {
+          [name: string]: unknown
+        }
+        content?: never
+      }
       /** @description The request was refused: see `error` for why */
       '4XX': {
         headers: {
@@ -1336,7 +1346,9 @@ export interface operations {
   replaceDefinition: {
     parameters: {
       query?: never
-      header?: never
+      header?: {
+        'if-match'?: string
+      }
       path: {
         ddId: string
       }
@@ -1461,7 +1473,9 @@ export interface operations {
       query?: {
         force?: boolean
       }
-      header?: never
+      header?: {
+        'if-match'?: string
+      }
       path: {
         ddId: string
       }
@@ -1509,7 +1523,9 @@ export interface operations {
   patchDefinition: {
     parameters: {
       query?: never
-      header?: never
+      header?: {
+        'if-match'?: string
+      }
       path: {
         ddId: string
       }
@@ -4180,7 +4196,10 @@ export interface operations {
   }
   listLongLivedTokens: {
     parameters: {
-      query?: never
+      query?: {
+        limit?: number
+        after?: string
+      }
       header?: never
       path: {
         userId: string
@@ -4207,6 +4226,14 @@ export interface operations {
               expiresOn: string | null
               lastUsedOn: string | null
             }[]
+            pagination: {
+              hasPrevious: boolean
+              hasNext: boolean
+              /** @enum {string} */
+              type: 'cursor'
+              next?: string
+              total?: number
+            }
           }
         }
       }

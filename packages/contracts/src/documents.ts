@@ -199,6 +199,15 @@ export const DefinitionSchema = Type.Object({
   _permissions: PermissionsSchema,
 })
 export type Definition = Static<typeof DefinitionSchema>
+/** A listed definition: `exclude` may leave out any field but `_id`. */
+export const ListedDefinitionSchema = Type.Object({ ...Type.Partial(DefinitionSchema).properties, _id: IdSchema })
+export type ListedDefinition = Static<typeof ListedDefinitionSchema>
+/** `GET /api/v2/document-definitions`: `exclude` is a URL-encoded JSON array of top-level field names. */
+export const DefinitionsQuerystringSchema = Type.Object({
+  limit: LimitSchema,
+  after: Type.Optional(IdSchema),
+  exclude: Type.Optional(Type.String({ maxLength: 8192 })),
+})
 
 // ---------------------------------------------------------------------------------------------------------
 // Documents
