@@ -37,6 +37,19 @@ t.test('the document is valid OpenAPI 3.1 for a third-party validator', async (t
   t.same(result.errors ?? [], [], 'no schema errors')
   t.ok(result.valid)
   t.match(document, { info: { license: { identifier: 'Apache-2.0' } }, servers: [{ url: '/' }] })
+
+  const paths = document.paths as Record<string, Record<string, { description?: string; parameters?: unknown[] }>>
+  for (const [path, operations] of Object.entries(paths)) {
+    for (const [method, operation] of Object.entries(operations)) {
+      t.ok(operation.description, `${method} ${path} has a description`)
+    }
+  }
+  // The two package paths share a shape; a package id is never `installations`, so no URL matches both.
+  const parameter = paths['/api/v2/packages/{packageId}/versions']?.post?.parameters?.find(
+    (one) => (one as { name: string }).name === 'packageId',
+  ) as { schema: { pattern: string } }
+  t.notMatch('installations', new RegExp(parameter.schema.pattern))
+  t.match('65f0c0ffee0123456789abcd', new RegExp(parameter.schema.pattern))
 })
 
 t.test('the end-to-end scenarios break no rule of the document', async (t) => {

@@ -1841,7 +1841,17 @@ export interface operations {
             _hash: string
             status: string
             _documentDefinitionId: string
-            accessGroups: string[]
+            accessGroups: (
+              | string
+              | ({
+                  _id: string
+                  memberUserIds?: string[]
+                  memberGroupIds?: string[]
+                  memberRelatedAccessGroupIds?: string[]
+                } & {
+                  [key: string]: unknown
+                })
+            )[]
             externalId?: string
             _permissions: {
               fullPermissions: boolean
@@ -1895,7 +1905,17 @@ export interface operations {
       content: {
         'application/json': {
           status?: string
-          accessGroups?: string[]
+          accessGroups?: (
+            | string
+            | ({
+                _id: string
+                memberUserIds?: string[]
+                memberGroupIds?: string[]
+                memberRelatedAccessGroupIds?: string[]
+              } & {
+                [key: string]: unknown
+              })
+          )[]
           externalId?: string
         } & {
           [key: string]: unknown
@@ -1924,7 +1944,17 @@ export interface operations {
               _hash: string
               status: string
               _documentDefinitionId: string
-              accessGroups: string[]
+              accessGroups: (
+                | string
+                | ({
+                    _id: string
+                    memberUserIds?: string[]
+                    memberGroupIds?: string[]
+                    memberRelatedAccessGroupIds?: string[]
+                  } & {
+                    [key: string]: unknown
+                  })
+              )[]
               externalId?: string
               _permissions: {
                 fullPermissions: boolean
@@ -2023,7 +2053,19 @@ export interface operations {
       content: {
         'application/json': {
           status?: string | null
-          accessGroups?: string[] | null
+          accessGroups?:
+            | (
+                | string
+                | ({
+                    _id: string
+                    memberUserIds?: string[]
+                    memberGroupIds?: string[]
+                    memberRelatedAccessGroupIds?: string[]
+                  } & {
+                    [key: string]: unknown
+                  })
+              )[]
+            | null
           externalId?: string | null
         } & {
           [key: string]: unknown
@@ -2052,7 +2094,17 @@ export interface operations {
               _hash: string
               status: string
               _documentDefinitionId: string
-              accessGroups: string[]
+              accessGroups: (
+                | string
+                | ({
+                    _id: string
+                    memberUserIds?: string[]
+                    memberGroupIds?: string[]
+                    memberRelatedAccessGroupIds?: string[]
+                  } & {
+                    [key: string]: unknown
+                  })
+              )[]
               externalId?: string
               _permissions: {
                 fullPermissions: boolean
@@ -2099,7 +2151,17 @@ export interface operations {
       content: {
         'application/json': {
           status?: string
-          accessGroups?: string[]
+          accessGroups?: (
+            | string
+            | ({
+                _id: string
+                memberUserIds?: string[]
+                memberGroupIds?: string[]
+                memberRelatedAccessGroupIds?: string[]
+              } & {
+                [key: string]: unknown
+              })
+          )[]
           externalId?: string
         } & {
           [key: string]: unknown
@@ -2128,7 +2190,17 @@ export interface operations {
               _hash: string
               status: string
               _documentDefinitionId: string
-              accessGroups: string[]
+              accessGroups: (
+                | string
+                | ({
+                    _id: string
+                    memberUserIds?: string[]
+                    memberGroupIds?: string[]
+                    memberRelatedAccessGroupIds?: string[]
+                  } & {
+                    [key: string]: unknown
+                  })
+              )[]
               externalId?: string
               _permissions: {
                 fullPermissions: boolean
@@ -2180,7 +2252,17 @@ export interface operations {
                 op: 'create'
                 body?: {
                   status?: string
-                  accessGroups?: string[]
+                  accessGroups?: (
+                    | string
+                    | ({
+                        _id: string
+                        memberUserIds?: string[]
+                        memberGroupIds?: string[]
+                        memberRelatedAccessGroupIds?: string[]
+                      } & {
+                        [key: string]: unknown
+                      })
+                  )[]
                   externalId?: string
                 } & {
                   [key: string]: unknown
@@ -2192,7 +2274,17 @@ export interface operations {
                 id: string
                 body: {
                   status?: string
-                  accessGroups?: string[]
+                  accessGroups?: (
+                    | string
+                    | ({
+                        _id: string
+                        memberUserIds?: string[]
+                        memberGroupIds?: string[]
+                        memberRelatedAccessGroupIds?: string[]
+                      } & {
+                        [key: string]: unknown
+                      })
+                  )[]
                   externalId?: string
                 } & {
                   [key: string]: unknown
@@ -2205,7 +2297,19 @@ export interface operations {
                 id: string
                 body: {
                   status?: string | null
-                  accessGroups?: string[] | null
+                  accessGroups?:
+                    | (
+                        | string
+                        | ({
+                            _id: string
+                            memberUserIds?: string[]
+                            memberGroupIds?: string[]
+                            memberRelatedAccessGroupIds?: string[]
+                          } & {
+                            [key: string]: unknown
+                          })
+                      )[]
+                    | null
                   externalId?: string | null
                 } & {
                   [key: string]: unknown
@@ -2374,7 +2478,17 @@ export interface operations {
                 _hash: string
                 status: string
                 _documentDefinitionId: string
-                accessGroups: string[]
+                accessGroups: (
+                  | string
+                  | ({
+                      _id: string
+                      memberUserIds?: string[]
+                      memberGroupIds?: string[]
+                      memberRelatedAccessGroupIds?: string[]
+                    } & {
+                      [key: string]: unknown
+                    })
+                )[]
                 externalId?: string
                 _permissions: {
                   fullPermissions: boolean
@@ -2464,7 +2578,17 @@ export interface operations {
                 _hash: string
                 status: string
                 _documentDefinitionId: string
-                accessGroups: string[]
+                accessGroups: (
+                  | string
+                  | ({
+                      _id: string
+                      memberUserIds?: string[]
+                      memberGroupIds?: string[]
+                      memberRelatedAccessGroupIds?: string[]
+                    } & {
+                      [key: string]: unknown
+                    })
+                )[]
                 externalId?: string
                 _permissions: {
                   fullPermissions: boolean
@@ -2597,7 +2721,17 @@ export interface operations {
                 _hash: string
                 status: string
                 _documentDefinitionId: string
-                accessGroups: string[]
+                accessGroups: (
+                  | string
+                  | ({
+                      _id: string
+                      memberUserIds?: string[]
+                      memberGroupIds?: string[]
+                      memberRelatedAccessGroupIds?: string[]
+                    } & {
+                      [key: string]: unknown
+                    })
+                )[]
                 externalId?: string
                 _permissions: {
                   fullPermissions: boolean

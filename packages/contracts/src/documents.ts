@@ -212,12 +212,31 @@ export const DefinitionsQuerystringSchema = Type.Object({
 // ---------------------------------------------------------------------------------------------------------
 // Documents
 
+const GroupIdsSchema = Type.Array(Type.String({ minLength: 1, maxLength: 200 }), { maxItems: 1000 })
+/**
+ * An access group as the platform stores it: its members by user id and by group, and related access groups.
+ * Kept as sent (other fields too); `memberUserIds` and `memberGroupIds` decide who sees the document.
+ */
+const AccessGroupObjectSchema = Type.Object(
+  {
+    _id: Type.String({ minLength: 1, maxLength: 200 }),
+    memberUserIds: Type.Optional(GroupIdsSchema),
+    memberGroupIds: Type.Optional(GroupIdsSchema),
+    memberRelatedAccessGroupIds: Type.Optional(GroupIdsSchema),
+  },
+  { additionalProperties: true, maxProperties: 20 },
+)
+/** One entry of `accessGroups`: a group's name, or an access-group object. */
+const AccessGroupSchema = Type.Union([Type.String({ minLength: 1, maxLength: 200 }), AccessGroupObjectSchema])
+export type AccessGroup = Static<typeof AccessGroupSchema>
+const GroupsSchema = Type.Array(AccessGroupSchema, { maxItems: 200 })
+
 /** A document on the wire: system fields, `status`, `accessGroups`, `externalId?`, and its own fields. */
 export const DocumentSchema = Type.Object(
   {
     ...systemFields,
     _documentDefinitionId: Type.String(),
-    accessGroups: Type.Array(Type.String()),
+    accessGroups: Type.Array(AccessGroupSchema),
     externalId: Type.Optional(Type.String()),
     _permissions: PermissionsSchema,
   },
@@ -230,7 +249,6 @@ export type Document = Static<typeof DocumentSchema> & { [field: string]: unknow
 /** A projected list item: only `_id` is sure to be there. */
 export const ListedDocumentSchema = Type.Object({ _id: IdSchema }, { additionalProperties: true })
 
-const GroupsSchema = Type.Array(Type.String({ minLength: 1, maxLength: 200 }), { maxItems: 200 })
 const ExternalIdSchema = Type.String({ minLength: 1, maxLength: 256 })
 
 /** POST `.../new` and PUT: the document's user fields. System names are ignored; the rest is kept as sent. */

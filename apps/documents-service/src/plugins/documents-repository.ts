@@ -1,6 +1,6 @@
 import fp from 'fastify-plugin'
 import type { Scope } from '@quire/auth'
-import type { BulkOperation, BulkResult, Document, IndexDeclaration, Pagination } from '@quire/contracts'
+import type { AccessGroup, BulkOperation, BulkResult, Document, IndexDeclaration, Pagination } from '@quire/contracts'
 import {
   ConflictError,
   DuplicateKeyError,
@@ -272,7 +272,7 @@ function documentsRepository(
     scope: Scope,
     definition: DefinitionRecord,
     system: SystemFields,
-    previousGroups: readonly string[],
+    previousGroups: readonly AccessGroup[],
     fields: DocumentFields,
   ): DocumentRecord {
     const record: DocumentRecord = {
@@ -285,7 +285,7 @@ function documentsRepository(
       _environmentId: system._environmentId,
       ...fields,
       status: typeof fields.status === 'string' ? fields.status : 'ready',
-      accessGroups: Array.isArray(fields.accessGroups) ? (fields.accessGroups as string[]) : [],
+      accessGroups: Array.isArray(fields.accessGroups) ? (fields.accessGroups as AccessGroup[]) : [],
       _hash: '',
     }
     checkGroupsWrite(scope, previousGroups, record.accessGroups)
@@ -307,7 +307,8 @@ function documentsRepository(
     return build(scope, definition, system, [], fields)
   }
 
-  const groupsOf = (record: DocumentRecord): string[] => (Array.isArray(record.accessGroups) ? record.accessGroups : [])
+  const groupsOf = (record: DocumentRecord): AccessGroup[] =>
+    Array.isArray(record.accessGroups) ? record.accessGroups : []
 
   /** `current` rewritten with `fields` (write rules checked, hashed), as PUT, PATCH and bulk updates store it. */
   function nextRecord(
