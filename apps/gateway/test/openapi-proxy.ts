@@ -5,7 +5,7 @@ import { OpenAPIBackend, type Document, type Operation } from 'openapi-backend'
 import type { Teardown } from '@quire/testing'
 
 /** One thing the document did not allow: which call, and what. */
-export interface Violation {
+interface Violation {
   call: string
   problem: string
 }
