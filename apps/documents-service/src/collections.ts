@@ -1,4 +1,5 @@
 import type {
+  AccessGroup,
   Action,
   ActionRun,
   ActionTrigger,
@@ -36,7 +37,7 @@ export interface DocumentRecord extends StoredRecord {
   _documentDefinitionId: string
   _environmentId: string
   status: string
-  accessGroups: string[]
+  accessGroups: AccessGroup[]
   externalId?: string
   _hash: string
 }

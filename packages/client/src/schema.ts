@@ -8,10 +8,16 @@ export interface paths {
       path?: never
       cookie?: never
     }
-    /** List definitions */
+    /**
+     * List definitions
+     * @description List definitions. Needs a bearer token and the `environment-id` header.
+     */
     get: operations['listDefinitions']
     put?: never
-    /** Create definition */
+    /**
+     * Create definition
+     * @description Create definition. Needs a bearer token and the `environment-id` header.
+     */
     post: operations['createDefinition']
     delete?: never
     options?: never
@@ -26,16 +32,28 @@ export interface paths {
       path?: never
       cookie?: never
     }
-    /** Get definition */
+    /**
+     * Get definition
+     * @description Get definition. Needs a bearer token and the `environment-id` header.
+     */
     get: operations['getDefinition']
-    /** Replace definition */
+    /**
+     * Replace definition
+     * @description Replace definition. Needs a bearer token and the `environment-id` header.
+     */
     put: operations['replaceDefinition']
     post?: never
-    /** Delete definition */
+    /**
+     * Delete definition
+     * @description Delete definition. Needs a bearer token and the `environment-id` header.
+     */
     delete: operations['deleteDefinition']
     options?: never
     head?: never
-    /** Patch definition */
+    /**
+     * Patch definition
+     * @description Patch definition. Needs a bearer token and the `environment-id` header.
+     */
     patch: operations['patchDefinition']
     trace?: never
   }
@@ -46,7 +64,10 @@ export interface paths {
       path?: never
       cookie?: never
     }
-    /** List action runs */
+    /**
+     * List action runs
+     * @description List action runs. Needs a bearer token and the `environment-id` header.
+     */
     get: operations['listActionRuns']
     put?: never
     post?: never
@@ -63,7 +84,10 @@ export interface paths {
       path?: never
       cookie?: never
     }
-    /** List documents */
+    /**
+     * List documents
+     * @description List documents. Needs a bearer token and the `environment-id` header.
+     */
     get: operations['listDocuments']
     put?: never
     post?: never
@@ -80,16 +104,28 @@ export interface paths {
       path?: never
       cookie?: never
     }
-    /** Get document */
+    /**
+     * Get document
+     * @description Get document. Needs a bearer token and the `environment-id` header.
+     */
     get: operations['getDocument']
-    /** Replace document */
+    /**
+     * Replace document
+     * @description Replace document. Needs a bearer token and the `environment-id` header.
+     */
     put: operations['replaceDocument']
     post?: never
-    /** Delete document */
+    /**
+     * Delete document
+     * @description Delete document. Needs a bearer token and the `environment-id` header.
+     */
     delete: operations['deleteDocument']
     options?: never
     head?: never
-    /** Patch document */
+    /**
+     * Patch document
+     * @description Patch document. Needs a bearer token and the `environment-id` header.
+     */
     patch: operations['patchDocument']
     trace?: never
   }
@@ -102,7 +138,10 @@ export interface paths {
     }
     get?: never
     put?: never
-    /** Create document */
+    /**
+     * Create document
+     * @description Create document. Needs a bearer token and the `environment-id` header.
+     */
     post: operations['createDocument']
     delete?: never
     options?: never
@@ -119,7 +158,10 @@ export interface paths {
     }
     get?: never
     put?: never
-    /** Bulk documents */
+    /**
+     * Bulk documents
+     * @description Bulk documents. Needs a bearer token and the `environment-id` header.
+     */
     post: operations['bulkDocuments']
     delete?: never
     options?: never
@@ -136,7 +178,10 @@ export interface paths {
     }
     get?: never
     put?: never
-    /** Run action */
+    /**
+     * Run action
+     * @description Run action. Needs a bearer token and the `environment-id` header.
+     */
     post: operations['runAction']
     delete?: never
     options?: never
@@ -152,9 +197,15 @@ export interface paths {
       cookie?: never
     }
     get?: never
-    /** Save attachments */
+    /**
+     * Save attachments
+     * @description Stores the form's files at `valuePath` of the document (appended, or replacing with `actionType=Replace`). Needs a bearer token and the `environment-id` header.
+     */
     put: operations['saveAttachmentsPut']
-    /** Save attachments */
+    /**
+     * Save attachments
+     * @description Stores the form's files at `valuePath` of the document (appended, or replacing with `actionType=Replace`). Needs a bearer token and the `environment-id` header.
+     */
     post: operations['saveAttachments']
     delete?: never
     options?: never
@@ -169,14 +220,23 @@ export interface paths {
       path?: never
       cookie?: never
     }
-    /** Download attachment */
+    /**
+     * Download attachment
+     * @description The file's bytes, with its type, `ETag` and `Content-Disposition`; one range with `Range` (206). Needs a bearer token and the `environment-id` header.
+     */
     get: operations['downloadAttachment']
     put?: never
     post?: never
-    /** Remove attachment */
+    /**
+     * Remove attachment
+     * @description Remove attachment. Needs a bearer token and the `environment-id` header.
+     */
     delete: operations['removeAttachment']
     options?: never
-    /** Download attachment */
+    /**
+     * Download attachment
+     * @description The file's bytes, with its type, `ETag` and `Content-Disposition`; one range with `Range` (206). Needs a bearer token and the `environment-id` header.
+     */
     head: operations['downloadAttachmentHead']
     patch?: never
     trace?: never
@@ -190,7 +250,10 @@ export interface paths {
     }
     get?: never
     put?: never
-    /** Copy attachments */
+    /**
+     * Copy attachments
+     * @description Copy attachments. Needs a bearer token and the `environment-id` header.
+     */
     post: operations['copyAttachments']
     delete?: never
     options?: never
@@ -207,7 +270,10 @@ export interface paths {
     }
     get?: never
     put?: never
-    /** Login */
+    /**
+     * Login
+     * @description Login. No credentials.
+     */
     post: operations['login']
     delete?: never
     options?: never
@@ -224,7 +290,10 @@ export interface paths {
     }
     get?: never
     put?: never
-    /** Request password reset */
+    /**
+     * Request password reset
+     * @description Request password reset. No credentials.
+     */
     post: operations['requestPasswordReset']
     delete?: never
     options?: never
@@ -241,7 +310,10 @@ export interface paths {
     }
     get?: never
     put?: never
-    /** Confirm password reset */
+    /**
+     * Confirm password reset
+     * @description Confirm password reset. No credentials.
+     */
     post: operations['confirmPasswordReset']
     delete?: never
     options?: never
@@ -258,7 +330,10 @@ export interface paths {
     }
     get?: never
     put?: never
-    /** Setup two factor */
+    /**
+     * Setup two factor
+     * @description Setup two factor. Needs a bearer token.
+     */
     post: operations['setupTwoFactor']
     delete?: never
     options?: never
@@ -275,7 +350,10 @@ export interface paths {
     }
     get?: never
     put?: never
-    /** Enable two factor */
+    /**
+     * Enable two factor
+     * @description Enable two factor. Needs a bearer token.
+     */
     post: operations['enableTwoFactor']
     delete?: never
     options?: never
@@ -292,7 +370,10 @@ export interface paths {
     }
     get?: never
     put?: never
-    /** Disable two factor */
+    /**
+     * Disable two factor
+     * @description Disable two factor. Needs a bearer token.
+     */
     post: operations['disableTwoFactor']
     delete?: never
     options?: never
@@ -309,7 +390,10 @@ export interface paths {
     }
     get?: never
     put?: never
-    /** Regenerate recovery codes */
+    /**
+     * Regenerate recovery codes
+     * @description Regenerate recovery codes. Needs a bearer token.
+     */
     post: operations['regenerateRecoveryCodes']
     delete?: never
     options?: never
@@ -326,7 +410,10 @@ export interface paths {
     }
     get?: never
     put?: never
-    /** Change password */
+    /**
+     * Change password
+     * @description Change password. Needs a bearer token.
+     */
     post: operations['changePassword']
     delete?: never
     options?: never
@@ -343,7 +430,10 @@ export interface paths {
     }
     get?: never
     put?: never
-    /** Sign out everywhere */
+    /**
+     * Sign out everywhere
+     * @description Sign out everywhere. Needs a bearer token.
+     */
     post: operations['signOutEverywhere']
     delete?: never
     options?: never
@@ -360,7 +450,10 @@ export interface paths {
     }
     get?: never
     put?: never
-    /** Reset two factor */
+    /**
+     * Reset two factor
+     * @description Reset two factor. Needs a bearer token.
+     */
     post: operations['resetTwoFactor']
     delete?: never
     options?: never
@@ -377,7 +470,10 @@ export interface paths {
     }
     get?: never
     put?: never
-    /** Login */
+    /**
+     * Login
+     * @description Login. No credentials.
+     */
     post: operations['loginApiV2']
     delete?: never
     options?: never
@@ -394,7 +490,10 @@ export interface paths {
     }
     get?: never
     put?: never
-    /** Request password reset */
+    /**
+     * Request password reset
+     * @description Request password reset. No credentials.
+     */
     post: operations['requestPasswordResetApiV2']
     delete?: never
     options?: never
@@ -411,7 +510,10 @@ export interface paths {
     }
     get?: never
     put?: never
-    /** Confirm password reset */
+    /**
+     * Confirm password reset
+     * @description Confirm password reset. No credentials.
+     */
     post: operations['confirmPasswordResetApiV2']
     delete?: never
     options?: never
@@ -428,7 +530,10 @@ export interface paths {
     }
     get?: never
     put?: never
-    /** Setup two factor */
+    /**
+     * Setup two factor
+     * @description Setup two factor. Needs a bearer token.
+     */
     post: operations['setupTwoFactorApiV2']
     delete?: never
     options?: never
@@ -445,7 +550,10 @@ export interface paths {
     }
     get?: never
     put?: never
-    /** Enable two factor */
+    /**
+     * Enable two factor
+     * @description Enable two factor. Needs a bearer token.
+     */
     post: operations['enableTwoFactorApiV2']
     delete?: never
     options?: never
@@ -462,7 +570,10 @@ export interface paths {
     }
     get?: never
     put?: never
-    /** Disable two factor */
+    /**
+     * Disable two factor
+     * @description Disable two factor. Needs a bearer token.
+     */
     post: operations['disableTwoFactorApiV2']
     delete?: never
     options?: never
@@ -479,7 +590,10 @@ export interface paths {
     }
     get?: never
     put?: never
-    /** Regenerate recovery codes */
+    /**
+     * Regenerate recovery codes
+     * @description Regenerate recovery codes. Needs a bearer token.
+     */
     post: operations['regenerateRecoveryCodesApiV2']
     delete?: never
     options?: never
@@ -496,7 +610,10 @@ export interface paths {
     }
     get?: never
     put?: never
-    /** Change password */
+    /**
+     * Change password
+     * @description Change password. Needs a bearer token.
+     */
     post: operations['changePasswordApiV2']
     delete?: never
     options?: never
@@ -513,7 +630,10 @@ export interface paths {
     }
     get?: never
     put?: never
-    /** Sign out everywhere */
+    /**
+     * Sign out everywhere
+     * @description Sign out everywhere. Needs a bearer token.
+     */
     post: operations['signOutEverywhereApiV2']
     delete?: never
     options?: never
@@ -530,7 +650,10 @@ export interface paths {
     }
     get?: never
     put?: never
-    /** Reset two factor */
+    /**
+     * Reset two factor
+     * @description Reset two factor. Needs a bearer token.
+     */
     post: operations['resetTwoFactorApiV2']
     delete?: never
     options?: never
@@ -545,10 +668,16 @@ export interface paths {
       path?: never
       cookie?: never
     }
-    /** List users */
+    /**
+     * List users
+     * @description List users. Needs a bearer token and the `environment-id` header.
+     */
     get: operations['listUsers']
     put?: never
-    /** Create user */
+    /**
+     * Create user
+     * @description Create user. Needs a bearer token and the `environment-id` header.
+     */
     post: operations['createUser']
     delete?: never
     options?: never
@@ -563,14 +692,20 @@ export interface paths {
       path?: never
       cookie?: never
     }
-    /** Get user */
+    /**
+     * Get user
+     * @description Get user. Needs a bearer token and the `environment-id` header.
+     */
     get: operations['getUser']
     put?: never
     post?: never
     delete?: never
     options?: never
     head?: never
-    /** Update user */
+    /**
+     * Update user
+     * @description Update user. Needs a bearer token and the `environment-id` header.
+     */
     patch: operations['updateUser']
     trace?: never
   }
@@ -581,7 +716,10 @@ export interface paths {
       path?: never
       cookie?: never
     }
-    /** Get reference data */
+    /**
+     * Get reference data
+     * @description Get reference data. Needs a bearer token and the `environment-id` header.
+     */
     get: operations['getReferenceData']
     put?: never
     post?: never
@@ -598,10 +736,16 @@ export interface paths {
       path?: never
       cookie?: never
     }
-    /** List long lived tokens */
+    /**
+     * List long lived tokens
+     * @description List long lived tokens. Needs a bearer token and the `environment-id` header.
+     */
     get: operations['listLongLivedTokens']
     put?: never
-    /** Create long lived token */
+    /**
+     * Create long lived token
+     * @description Create long lived token. Needs a bearer token and the `environment-id` header.
+     */
     post: operations['createLongLivedToken']
     delete?: never
     options?: never
@@ -619,7 +763,10 @@ export interface paths {
     get?: never
     put?: never
     post?: never
-    /** Revoke long lived token */
+    /**
+     * Revoke long lived token
+     * @description Revoke long lived token. Needs a bearer token and the `environment-id` header.
+     */
     delete: operations['revokeLongLivedToken']
     options?: never
     head?: never
@@ -633,10 +780,16 @@ export interface paths {
       path?: never
       cookie?: never
     }
-    /** List environments */
+    /**
+     * List environments
+     * @description List environments. Needs a bearer token.
+     */
     get: operations['listEnvironments']
     put?: never
-    /** Create environment */
+    /**
+     * Create environment
+     * @description Create environment. Needs a bearer token.
+     */
     post: operations['createEnvironment']
     delete?: never
     options?: never
@@ -651,15 +804,24 @@ export interface paths {
       path?: never
       cookie?: never
     }
-    /** Get environment */
+    /**
+     * Get environment
+     * @description Get environment. Needs a bearer token.
+     */
     get: operations['getEnvironment']
     put?: never
     post?: never
-    /** Delete environment */
+    /**
+     * Delete environment
+     * @description Delete environment. Needs a bearer token.
+     */
     delete: operations['deleteEnvironment']
     options?: never
     head?: never
-    /** Update environment */
+    /**
+     * Update environment
+     * @description Update environment. Needs a bearer token.
+     */
     patch: operations['updateEnvironment']
     trace?: never
   }
@@ -670,10 +832,16 @@ export interface paths {
       path?: never
       cookie?: never
     }
-    /** List packages */
+    /**
+     * List packages
+     * @description List packages. Needs a bearer token.
+     */
     get: operations['listPackages']
     put?: never
-    /** Create package */
+    /**
+     * Create package
+     * @description Create package. Needs a bearer token.
+     */
     post: operations['createPackage']
     delete?: never
     options?: never
@@ -690,7 +858,10 @@ export interface paths {
     }
     get?: never
     put?: never
-    /** Add version */
+    /**
+     * Add version
+     * @description Add version. Needs a bearer token.
+     */
     post: operations['addVersion']
     delete?: never
     options?: never
@@ -711,7 +882,10 @@ export interface paths {
     delete?: never
     options?: never
     head?: never
-    /** Update version */
+    /**
+     * Update version
+     * @description Update version. Needs a bearer token.
+     */
     patch: operations['updateVersion']
     trace?: never
   }
@@ -722,10 +896,16 @@ export interface paths {
       path?: never
       cookie?: never
     }
-    /** List installations */
+    /**
+     * List installations
+     * @description List installations. Needs a bearer token and the `environment-id` header.
+     */
     get: operations['listInstallations']
     put?: never
-    /** Install package */
+    /**
+     * Install package
+     * @description Install package. Needs a bearer token and the `environment-id` header.
+     */
     post: operations['installPackage']
     delete?: never
     options?: never
@@ -743,7 +923,10 @@ export interface paths {
     get?: never
     put?: never
     post?: never
-    /** Remove installation */
+    /**
+     * Remove installation
+     * @description Remove installation. Needs a bearer token and the `environment-id` header.
+     */
     delete: operations['removeInstallation']
     options?: never
     head?: never
@@ -757,7 +940,10 @@ export interface paths {
       path?: never
       cookie?: never
     }
-    /** Active users */
+    /**
+     * Active users
+     * @description Active users. Needs a bearer token and the `environment-id` header.
+     */
     get: operations['activeUsers']
     put?: never
     post?: never
@@ -827,6 +1013,7 @@ export interface operations {
       query?: {
         limit?: number
         after?: string
+        exclude?: string
       }
       header?: never
       path?: never
@@ -846,15 +1033,15 @@ export interface operations {
             data: {
               _id: string
               /** Format: date-time */
-              _createdOn: string
-              _createdByUserId: string
+              _createdOn?: string
+              _createdByUserId?: string
               /** Format: date-time */
-              _lastModifiedOn: string
-              _lastModifiedByUserId: string
-              _environmentId: string
-              _hash: string
-              status: string
-              name: string
+              _lastModifiedOn?: string
+              _lastModifiedByUserId?: string
+              _environmentId?: string
+              _hash?: string
+              status?: string
+              name?: string
               label?: string
               description?: string
               fields?: {
@@ -884,7 +1071,7 @@ export interface operations {
                 description?: string
                 source?: string
               }[]
-              _permissions: {
+              _permissions?: {
                 fullPermissions: boolean
                 userActionPermissions: string[]
               }
@@ -929,7 +1116,7 @@ export interface operations {
       path?: never
       cookie?: never
     }
-    requestBody: {
+    requestBody?: {
       content: {
         'application/json': {
           name?: string
@@ -1061,7 +1248,9 @@ export interface operations {
   getDefinition: {
     parameters: {
       query?: never
-      header?: never
+      header?: {
+        'if-none-match'?: string
+      }
       path: {
         ddId: string
       }
@@ -1127,6 +1316,13 @@ export interface operations {
           }
         }
       }
+      /** @description Not modified: the copy named by If-None-Match is current */
+      304: {
+        headers: {
+          [name: string]: unknown
+        }
+        content?: never
+      }
       /** @description The request was refused: see `error` for why */
       '4XX': {
         headers: {
@@ -1150,7 +1346,9 @@ export interface operations {
   replaceDefinition: {
     parameters: {
       query?: never
-      header?: never
+      header?: {
+        'if-match'?: string
+      }
       path: {
         ddId: string
       }
@@ -1275,7 +1473,9 @@ export interface operations {
       query?: {
         force?: boolean
       }
-      header?: never
+      header?: {
+        'if-match'?: string
+      }
       path: {
         ddId: string
       }
@@ -1323,7 +1523,9 @@ export interface operations {
   patchDefinition: {
     parameters: {
       query?: never
-      header?: never
+      header?: {
+        'if-match'?: string
+      }
       path: {
         ddId: string
       }
@@ -1639,7 +1841,17 @@ export interface operations {
             _hash: string
             status: string
             _documentDefinitionId: string
-            accessGroups: string[]
+            accessGroups: (
+              | string
+              | ({
+                  _id: string
+                  memberUserIds?: string[]
+                  memberGroupIds?: string[]
+                  memberRelatedAccessGroupIds?: string[]
+                } & {
+                  [key: string]: unknown
+                })
+            )[]
             externalId?: string
             _permissions: {
               fullPermissions: boolean
@@ -1693,7 +1905,17 @@ export interface operations {
       content: {
         'application/json': {
           status?: string
-          accessGroups?: string[]
+          accessGroups?: (
+            | string
+            | ({
+                _id: string
+                memberUserIds?: string[]
+                memberGroupIds?: string[]
+                memberRelatedAccessGroupIds?: string[]
+              } & {
+                [key: string]: unknown
+              })
+          )[]
           externalId?: string
         } & {
           [key: string]: unknown
@@ -1722,7 +1944,17 @@ export interface operations {
               _hash: string
               status: string
               _documentDefinitionId: string
-              accessGroups: string[]
+              accessGroups: (
+                | string
+                | ({
+                    _id: string
+                    memberUserIds?: string[]
+                    memberGroupIds?: string[]
+                    memberRelatedAccessGroupIds?: string[]
+                  } & {
+                    [key: string]: unknown
+                  })
+              )[]
               externalId?: string
               _permissions: {
                 fullPermissions: boolean
@@ -1821,7 +2053,19 @@ export interface operations {
       content: {
         'application/json': {
           status?: string | null
-          accessGroups?: string[] | null
+          accessGroups?:
+            | (
+                | string
+                | ({
+                    _id: string
+                    memberUserIds?: string[]
+                    memberGroupIds?: string[]
+                    memberRelatedAccessGroupIds?: string[]
+                  } & {
+                    [key: string]: unknown
+                  })
+              )[]
+            | null
           externalId?: string | null
         } & {
           [key: string]: unknown
@@ -1850,7 +2094,17 @@ export interface operations {
               _hash: string
               status: string
               _documentDefinitionId: string
-              accessGroups: string[]
+              accessGroups: (
+                | string
+                | ({
+                    _id: string
+                    memberUserIds?: string[]
+                    memberGroupIds?: string[]
+                    memberRelatedAccessGroupIds?: string[]
+                  } & {
+                    [key: string]: unknown
+                  })
+              )[]
               externalId?: string
               _permissions: {
                 fullPermissions: boolean
@@ -1893,11 +2147,21 @@ export interface operations {
       }
       cookie?: never
     }
-    requestBody: {
+    requestBody?: {
       content: {
         'application/json': {
           status?: string
-          accessGroups?: string[]
+          accessGroups?: (
+            | string
+            | ({
+                _id: string
+                memberUserIds?: string[]
+                memberGroupIds?: string[]
+                memberRelatedAccessGroupIds?: string[]
+              } & {
+                [key: string]: unknown
+              })
+          )[]
           externalId?: string
         } & {
           [key: string]: unknown
@@ -1926,7 +2190,17 @@ export interface operations {
               _hash: string
               status: string
               _documentDefinitionId: string
-              accessGroups: string[]
+              accessGroups: (
+                | string
+                | ({
+                    _id: string
+                    memberUserIds?: string[]
+                    memberGroupIds?: string[]
+                    memberRelatedAccessGroupIds?: string[]
+                  } & {
+                    [key: string]: unknown
+                  })
+              )[]
               externalId?: string
               _permissions: {
                 fullPermissions: boolean
@@ -1978,7 +2252,17 @@ export interface operations {
                 op: 'create'
                 body?: {
                   status?: string
-                  accessGroups?: string[]
+                  accessGroups?: (
+                    | string
+                    | ({
+                        _id: string
+                        memberUserIds?: string[]
+                        memberGroupIds?: string[]
+                        memberRelatedAccessGroupIds?: string[]
+                      } & {
+                        [key: string]: unknown
+                      })
+                  )[]
                   externalId?: string
                 } & {
                   [key: string]: unknown
@@ -1990,7 +2274,17 @@ export interface operations {
                 id: string
                 body: {
                   status?: string
-                  accessGroups?: string[]
+                  accessGroups?: (
+                    | string
+                    | ({
+                        _id: string
+                        memberUserIds?: string[]
+                        memberGroupIds?: string[]
+                        memberRelatedAccessGroupIds?: string[]
+                      } & {
+                        [key: string]: unknown
+                      })
+                  )[]
                   externalId?: string
                 } & {
                   [key: string]: unknown
@@ -2003,7 +2297,19 @@ export interface operations {
                 id: string
                 body: {
                   status?: string | null
-                  accessGroups?: string[] | null
+                  accessGroups?:
+                    | (
+                        | string
+                        | ({
+                            _id: string
+                            memberUserIds?: string[]
+                            memberGroupIds?: string[]
+                            memberRelatedAccessGroupIds?: string[]
+                          } & {
+                            [key: string]: unknown
+                          })
+                      )[]
+                    | null
                   externalId?: string | null
                 } & {
                   [key: string]: unknown
@@ -2071,7 +2377,7 @@ export interface operations {
       }
       cookie?: never
     }
-    requestBody: {
+    requestBody?: {
       content: {
         'application/json': {
           [key: string]: unknown
@@ -2129,7 +2435,13 @@ export interface operations {
       }
       cookie?: never
     }
-    requestBody?: never
+    requestBody: {
+      content: {
+        'multipart/form-data': {
+          file: Blob | Blob[]
+        }
+      }
+    }
     responses: {
       /** @description Default Response */
       201: {
@@ -2166,7 +2478,17 @@ export interface operations {
                 _hash: string
                 status: string
                 _documentDefinitionId: string
-                accessGroups: string[]
+                accessGroups: (
+                  | string
+                  | ({
+                      _id: string
+                      memberUserIds?: string[]
+                      memberGroupIds?: string[]
+                      memberRelatedAccessGroupIds?: string[]
+                    } & {
+                      [key: string]: unknown
+                    })
+                )[]
                 externalId?: string
                 _permissions: {
                   fullPermissions: boolean
@@ -2213,7 +2535,13 @@ export interface operations {
       }
       cookie?: never
     }
-    requestBody?: never
+    requestBody: {
+      content: {
+        'multipart/form-data': {
+          file: Blob | Blob[]
+        }
+      }
+    }
     responses: {
       /** @description Default Response */
       201: {
@@ -2250,7 +2578,17 @@ export interface operations {
                 _hash: string
                 status: string
                 _documentDefinitionId: string
-                accessGroups: string[]
+                accessGroups: (
+                  | string
+                  | ({
+                      _id: string
+                      memberUserIds?: string[]
+                      memberGroupIds?: string[]
+                      memberRelatedAccessGroupIds?: string[]
+                    } & {
+                      [key: string]: unknown
+                    })
+                )[]
                 externalId?: string
                 _permissions: {
                   fullPermissions: boolean
@@ -2300,22 +2638,22 @@ export interface operations {
     }
     requestBody?: never
     responses: {
-      /** @description Default Response */
+      /** @description The whole file */
       200: {
         headers: {
           [name: string]: unknown
         }
         content: {
-          'application/json': string
+          '*/*': Blob
         }
       }
-      /** @description Default Response */
+      /** @description The range asked for */
       206: {
         headers: {
           [name: string]: unknown
         }
         content: {
-          'application/json': string
+          '*/*': Blob
         }
       }
       /** @description Not modified: the copy named by If-None-Match is current */
@@ -2383,7 +2721,17 @@ export interface operations {
                 _hash: string
                 status: string
                 _documentDefinitionId: string
-                accessGroups: string[]
+                accessGroups: (
+                  | string
+                  | ({
+                      _id: string
+                      memberUserIds?: string[]
+                      memberGroupIds?: string[]
+                      memberRelatedAccessGroupIds?: string[]
+                    } & {
+                      [key: string]: unknown
+                    })
+                )[]
                 externalId?: string
                 _permissions: {
                   fullPermissions: boolean
@@ -2433,22 +2781,22 @@ export interface operations {
     }
     requestBody?: never
     responses: {
-      /** @description Default Response */
+      /** @description The whole file */
       200: {
         headers: {
           [name: string]: unknown
         }
         content: {
-          'application/json': string
+          '*/*': Blob
         }
       }
-      /** @description Default Response */
+      /** @description The range asked for */
       206: {
         headers: {
           [name: string]: unknown
         }
         content: {
-          'application/json': string
+          '*/*': Blob
         }
       }
       /** @description Not modified: the copy named by If-None-Match is current */
@@ -2630,7 +2978,7 @@ export interface operations {
       path?: never
       cookie?: never
     }
-    requestBody: {
+    requestBody?: {
       content: {
         'application/json': {
           email?: string
@@ -3141,7 +3489,7 @@ export interface operations {
       path?: never
       cookie?: never
     }
-    requestBody: {
+    requestBody?: {
       content: {
         'application/json': {
           email?: string
@@ -3982,7 +4330,10 @@ export interface operations {
   }
   listLongLivedTokens: {
     parameters: {
-      query?: never
+      query?: {
+        limit?: number
+        after?: string
+      }
       header?: never
       path: {
         userId: string
@@ -4009,6 +4360,14 @@ export interface operations {
               expiresOn: string | null
               lastUsedOn: string | null
             }[]
+            pagination: {
+              hasPrevious: boolean
+              hasNext: boolean
+              /** @enum {string} */
+              type: 'cursor'
+              next?: string
+              total?: number
+            }
           }
         }
       }
@@ -4041,7 +4400,7 @@ export interface operations {
       }
       cookie?: never
     }
-    requestBody: {
+    requestBody?: {
       content: {
         'application/json': {
           name?: string
@@ -4549,6 +4908,7 @@ export interface operations {
       query?: never
       header?: never
       path: {
+        /** @description The package's `_id` (never `installations`, the segment of the installation paths) */
         packageId: string
       }
       cookie?: never
@@ -4612,6 +4972,7 @@ export interface operations {
       query?: never
       header?: never
       path: {
+        /** @description The package's `_id` (never `installations`, the segment of the installation paths) */
         packageId: string
         versionId: string
       }
@@ -4801,6 +5162,7 @@ export interface operations {
       query?: never
       header?: never
       path: {
+        /** @description The package's `_id` (never `installations`, the segment of the installation paths) */
         packageId: string
       }
       cookie?: never

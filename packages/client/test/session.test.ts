@@ -37,5 +37,6 @@ t.test('a session against the all-in-one server', async (t) => {
   t.equal(result.environmentId, 'default')
   t.equal(result.listedIds.length, 1)
   t.equal(result.readTitle, 'first')
+  t.same(result.downloaded, { type: 'text/plain', text: 'hello attachments' }, 'uploaded and downloaded, typed')
   t.match(result.missing, { status: 404, code: 'document_not_found', userDescription: /does not exist/ })
 })

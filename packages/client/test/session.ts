@@ -27,6 +27,25 @@ export async function session(baseUrl: string, credentials: { username: string; 
   if (!created.data) throw new Error(`no document: ${created.error?.description}`)
   const id = created.data.data._id
 
+  // An upload: the form's file typed as a Blob (a File keeps its name); openapi-fetch sends a FormData as is.
+  const uploaded = await quire.POST('/api/v2/document-definitions/{ddId}/documents/{id}/attachments', {
+    params: { path: { ddId, id }, query: { valuePath: 'files' } },
+    body: { file: new File(['hello attachments'], 'hello.txt', { type: 'text/plain' }) },
+    bodySerializer: ({ file }) => {
+      const form = new FormData()
+      for (const one of [file].flat()) form.append('file', one)
+      return form
+    },
+  })
+  const attachmentId = uploaded.data?.data.attachments[0]?._id
+  if (attachmentId === undefined) throw new Error(`no upload: ${uploaded.error?.description}`)
+  // A download: the bytes read as a Blob, whatever their type.
+  const downloaded = await quire.GET('/api/v2/document-definitions/{ddId}/documents/{id}/attachments/{attachmentId}', {
+    params: { path: { ddId, id, attachmentId } },
+    parseAs: 'blob',
+  })
+  const file: Blob | undefined = downloaded.data
+
   const listed = await quire.GET('/api/v2/document-definitions/{ddId}/documents', {
     params: { path: { ddId }, query: { limit: 10 } },
   })
@@ -42,6 +61,7 @@ export async function session(baseUrl: string, credentials: { username: string; 
     environmentId,
     listedIds: listed.data?.data.map((document) => document._id) ?? [],
     readTitle: read.data?.title,
+    downloaded: { type: downloaded.response.headers.get('content-type'), text: await file?.text() },
     missing: { status: missing.response.status, code, userDescription: missing.error?.userDescription },
   }
 }

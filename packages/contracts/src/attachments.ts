@@ -43,8 +43,20 @@ export const SavedAttachmentsSchema = Ok(
   Type.Object({ attachments: Type.Array(AttachmentSchema), document: Type.Optional(DocumentSchema) }),
 )
 
-/** Download: the bytes, whole (200) or one range (206), sent as a stream (never serialized). */
-export const AttachmentBytesSchema = Type.Unsafe<unknown>({ type: 'string', format: 'binary' })
+/** A file's bytes: in a form part, or a download (a stream, never serialized). */
+const BytesSchema = Type.Unsafe<unknown>({ type: 'string', format: 'binary' })
+
+/**
+ * Save: a `multipart/form-data` form, read part by part by the handler (the route validates no body). Every file
+ * part is stored, in order, whatever its field name; `file` is the one a client names.
+ */
+export const UploadFormSchema = Type.Object({ file: Type.Union([BytesSchema, Type.Array(BytesSchema)]) })
+
+/** Download: the bytes, whole (200) or one range (206), in the type the file was uploaded with. */
+export const attachmentBytes = (description: string) => ({
+  description,
+  content: { '*/*': { schema: BytesSchema } },
+})
 
 export const RemovedAttachmentSchema = Ok(Type.Composite([DeletedSchema, Type.Object({ document: DocumentSchema })]))
 

@@ -199,16 +199,44 @@ export const DefinitionSchema = Type.Object({
   _permissions: PermissionsSchema,
 })
 export type Definition = Static<typeof DefinitionSchema>
+/** A listed definition: `exclude` may leave out any field but `_id`. */
+export const ListedDefinitionSchema = Type.Object({ ...Type.Partial(DefinitionSchema).properties, _id: IdSchema })
+export type ListedDefinition = Static<typeof ListedDefinitionSchema>
+/** `GET /api/v2/document-definitions`: `exclude` is a URL-encoded JSON array of top-level field names. */
+export const DefinitionsQuerystringSchema = Type.Object({
+  limit: LimitSchema,
+  after: Type.Optional(IdSchema),
+  exclude: Type.Optional(Type.String({ maxLength: 8192 })),
+})
 
 // ---------------------------------------------------------------------------------------------------------
 // Documents
+
+const GroupIdsSchema = Type.Array(Type.String({ minLength: 1, maxLength: 200 }), { maxItems: 1000 })
+/**
+ * An access group as the platform stores it: its members by user id and by group, and related access groups.
+ * Kept as sent (other fields too); `memberUserIds` and `memberGroupIds` decide who sees the document.
+ */
+const AccessGroupObjectSchema = Type.Object(
+  {
+    _id: Type.String({ minLength: 1, maxLength: 200 }),
+    memberUserIds: Type.Optional(GroupIdsSchema),
+    memberGroupIds: Type.Optional(GroupIdsSchema),
+    memberRelatedAccessGroupIds: Type.Optional(GroupIdsSchema),
+  },
+  { additionalProperties: true, maxProperties: 20 },
+)
+/** One entry of `accessGroups`: a group's name, or an access-group object. */
+const AccessGroupSchema = Type.Union([Type.String({ minLength: 1, maxLength: 200 }), AccessGroupObjectSchema])
+export type AccessGroup = Static<typeof AccessGroupSchema>
+const GroupsSchema = Type.Array(AccessGroupSchema, { maxItems: 200 })
 
 /** A document on the wire: system fields, `status`, `accessGroups`, `externalId?`, and its own fields. */
 export const DocumentSchema = Type.Object(
   {
     ...systemFields,
     _documentDefinitionId: Type.String(),
-    accessGroups: Type.Array(Type.String()),
+    accessGroups: Type.Array(AccessGroupSchema),
     externalId: Type.Optional(Type.String()),
     _permissions: PermissionsSchema,
   },
@@ -221,7 +249,6 @@ export type Document = Static<typeof DocumentSchema> & { [field: string]: unknow
 /** A projected list item: only `_id` is sure to be there. */
 export const ListedDocumentSchema = Type.Object({ _id: IdSchema }, { additionalProperties: true })
 
-const GroupsSchema = Type.Array(Type.String({ minLength: 1, maxLength: 200 }), { maxItems: 200 })
 const ExternalIdSchema = Type.String({ minLength: 1, maxLength: 256 })
 
 /** POST `.../new` and PUT: the document's user fields. System names are ignored; the rest is kept as sent. */

@@ -64,8 +64,18 @@ export const PackagesQuerySchema = Type.Object(
 )
 export type PackagesQuery = Static<typeof PackagesQuerySchema>
 
-export const PackageParamsSchema = Type.Object({ packageId: IdSchema })
-export const PackageVersionParamsSchema = Type.Object({ packageId: IdSchema, versionId: IdSchema })
+/**
+ * A package's id in a path. Never `installations`: so `/api/v2/packages/installations/{packageId}` and
+ * `/api/v2/packages/{packageId}/versions` can never both match one path, and the OpenAPI document says so.
+ */
+const PackageIdSchema = Type.String({
+  minLength: 1,
+  maxLength: 256,
+  pattern: '^(?!installations$)',
+  description: "The package's `_id` (never `installations`, the segment of the installation paths)",
+})
+export const PackageParamsSchema = Type.Object({ packageId: PackageIdSchema })
+export const PackageVersionParamsSchema = Type.Object({ packageId: PackageIdSchema, versionId: IdSchema })
 
 /** `POST /api/v2/packages/installations`: installs the version, or moves the installed package to it. */
 export const InstallationBodySchema = Type.Object({ packageVersionId: IdSchema }, { additionalProperties: false })

@@ -183,6 +183,13 @@ export const LongLivedTokenSchema = Type.Object({
 })
 export type LongLivedToken = Static<typeof LongLivedTokenSchema>
 
+/** `GET .../long-lived-tokens`: a page in creation order; `after` is the last `_id` of the previous page. */
+export const LongLivedTokensQuerySchema = Type.Object(
+  { limit: LimitSchema, after: Type.Optional(IdSchema) },
+  { additionalProperties: false },
+)
+export type LongLivedTokensQuery = Static<typeof LongLivedTokensQuerySchema>
+
 /** The one answer that shows the secret. */
 export const CreatedLongLivedTokenSchema = Type.Composite([LongLivedTokenSchema, Type.Object({ token: Type.String() })])
 export type CreatedLongLivedToken = Static<typeof CreatedLongLivedTokenSchema>

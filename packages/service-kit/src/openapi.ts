@@ -19,6 +19,12 @@ declare module 'fastify' {
     /** Left out of the OpenAPI document (the gateway's pass-through routes: the service behind describes them). */
     hide?: boolean
   }
+  interface FastifySchema {
+    /** For the OpenAPI document: the body may be left out (the route's hook supplies its default). */
+    bodyOptional?: boolean
+    /** For the OpenAPI document: the `multipart/form-data` form of an upload, whose parts the handler reads itself. */
+    multipart?: unknown
+  }
 }
 
 /**
@@ -59,6 +65,15 @@ const SECURITY: Record<RouteAuth, Record<string, string[]>[]> = {
   environment: [{ bearer: [], environment: [] }],
 }
 
+const AUTH_TEXT: Record<RouteAuth, string> = {
+  none: 'No credentials.',
+  bearer: 'Needs a bearer token.',
+  environment: 'Needs a bearer token and the `environment-id` header.',
+}
+
+/** `bodyOptional`, carried from the route to `finishDocument` as an extension of the operation. */
+const OPTIONAL_BODY = 'x-quire-body-optional'
+
 const ERROR_REF = { $ref: '#/components/schemas/ErrorBody' }
 const errorResponse = (description: string) => ({
   description,
@@ -95,15 +110,21 @@ const tagOf = (route: RouteOptions): string => {
  */
 function describeRoute({ schema, url, route }: { schema: RouteOptions['schema']; url: string; route: RouteOptions }) {
   const name = route.handler.name.replace(/^bound /, '')
+  const { bodyOptional, multipart, ...own } = (schema ?? {}) as NonNullable<RouteOptions['schema']>
+  const auth = route.config?.auth ?? 'environment'
+  const summary = own.summary ?? (name ? summaryOf(name) : undefined)
   return {
     url: url.length > 1 ? url.replace(/\/$/, '') : url,
     schema: {
-      ...schema,
+      ...own,
+      ...(multipart === undefined ? {} : { body: multipart, consumes: ['multipart/form-data'] }),
+      ...(bodyOptional === true ? { [OPTIONAL_BODY]: true } : {}),
       ...(route.config?.hide === true ? { hide: true } : {}),
-      operationId: (schema as { operationId?: string } | undefined)?.operationId ?? (name || undefined),
-      summary: (schema as { summary?: string } | undefined)?.summary ?? (name ? summaryOf(name) : undefined),
-      tags: (schema as { tags?: string[] } | undefined)?.tags ?? [tagOf(route)],
-      security: SECURITY[route.config?.auth ?? 'environment'],
+      operationId: own.operationId ?? (name || undefined),
+      summary,
+      description: own.description ?? [summary && `${summary}.`, AUTH_TEXT[auth]].filter(Boolean).join(' '),
+      tags: own.tags ?? [tagOf(route)],
+      security: SECURITY[auth],
     },
   }
 }
@@ -187,11 +208,26 @@ function defaultsOptional(document: OpenApiDocument): void {
   }
 }
 
-/** The document as a generator takes it: unique operation ids, errors referenced, defaults optional. Idempotent. */
+/** A body the route lets the client leave out is not `required` (Fastify's swagger marks every body so). */
+function optionalBodies(document: OpenApiDocument): void {
+  for (const operations of Object.values(document.paths ?? {})) {
+    for (const operation of Object.values(operations)) {
+      if (operation[OPTIONAL_BODY] !== true) continue
+      delete operation[OPTIONAL_BODY]
+      operation.requestBody = { ...(operation.requestBody as object), required: false }
+    }
+  }
+}
+
+/**
+ * The document as a generator takes it: unique operation ids, errors referenced, defaults and optional bodies
+ * optional. Idempotent.
+ */
 function finishDocument(document: OpenApiDocument): OpenApiDocument {
   uniqueOperationIds(document)
   referenceErrors(document)
   defaultsOptional(document)
+  optionalBodies(document)
   return document
 }
 
@@ -217,7 +253,13 @@ async function openApi(app: FastifyInstance, options: OpenApiOptions) {
   await app.register(swagger, {
     openapi: {
       openapi: '3.1.0',
-      info: { title: options.title, version: '2.0.0' },
+      info: {
+        title: options.title,
+        version: '2.0.0',
+        license: { name: 'Apache License 2.0', identifier: 'Apache-2.0' },
+      },
+      // Relative: the server that serves this document, whatever its address behind proxies.
+      servers: [{ url: '/', description: 'The server serving this document' }],
       components: {
         securitySchemes: {
           bearer: { type: 'http', scheme: 'bearer' },

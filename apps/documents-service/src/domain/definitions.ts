@@ -1,9 +1,17 @@
 import type { Scope } from '@quire/auth'
-import type { CreateDefinitionBody, Definition, DefinitionBody, DefinitionPatch, Pagination } from '@quire/contracts'
+import type {
+  CreateDefinitionBody,
+  Definition,
+  DefinitionBody,
+  DefinitionPatch,
+  ListedDefinition,
+  Pagination,
+} from '@quire/contracts'
 import { ConflictError, DuplicateKeyError, newObjectId, type RecordStore } from '@quire/records'
 import { fail } from '@quire/service-kit'
 import { declaredIndex, DOCUMENTS_COLLECTIONS, type DefinitionRecord } from '../collections.js'
 import { checkRunLasts, visibleActions } from '../lib/actions.js'
+import { ifMatchAccepts } from '../lib/if-match.js'
 import { hashed } from '../lib/stored-text.js'
 import { permissionsOf } from '../lib/visibility.js'
 import type { AttachmentFiles } from './attachment-files.js'
@@ -13,7 +21,11 @@ import type { DocumentCollections } from './document-collections.js'
 export interface Definitions {
   /** By `_id`, then by `name`, always inside the caller's environment; 404 otherwise. Briefly cached. */
   resolve(scope: Scope, idOrName: string): Promise<DefinitionRecord>
-  list(scope: Scope, page: { limit: number; after?: string }): Promise<{ data: Definition[]; pagination: Pagination }>
+  /** `exclude`: top-level fields left out of each item (never `_id`); the page's `next` carries it on. */
+  list(
+    scope: Scope,
+    page: { limit: number; after?: string; exclude: string[] },
+  ): Promise<{ data: ListedDefinition[]; pagination: Pagination }>
   get(scope: Scope, idOrName: string): Promise<Definition>
   /** 400 without a `name`. */
   create(scope: Scope, body: CreateDefinitionBody): Promise<Definition>
@@ -22,10 +34,11 @@ export interface Definitions {
    * "<source> (copy)", numbered when taken.
    */
   copy(scope: Scope, sourceIdOrName: string, body: CreateDefinitionBody): Promise<Definition>
-  replace(scope: Scope, idOrName: string, body: DefinitionBody): Promise<Definition>
-  patch(scope: Scope, idOrName: string, patch: DefinitionPatch): Promise<Definition>
+  /** `ifMatch`: the `If-Match` header; 412 unless it names the stored `_hash` (or is `*`). */
+  replace(scope: Scope, idOrName: string, body: DefinitionBody, ifMatch?: string): Promise<Definition>
+  patch(scope: Scope, idOrName: string, patch: DefinitionPatch, ifMatch?: string): Promise<Definition>
   /** Refused while documents exist unless `force`, which drops them too. */
-  remove(scope: Scope, idOrName: string, force: boolean): Promise<DefinitionRecord>
+  remove(scope: Scope, idOrName: string, force: boolean, ifMatch?: string): Promise<DefinitionRecord>
 }
 
 const SETTINGS = ['label', 'description', 'fields', 'indexes', 'actions'] as const
@@ -35,6 +48,21 @@ const MAX_CACHED = 10_000
 const MAX_COPY_NUMBER = 100
 
 type Settings = Pick<DefinitionRecord, 'name' | (typeof SETTINGS)[number]>
+
+/** 412: `If-Match` names a version the definition no longer has. */
+function checkIfMatch(definition: DefinitionRecord, ifMatch: string | undefined): void {
+  if (ifMatch === undefined || ifMatchAccepts(ifMatch, definition._hash)) return
+  throw fail(
+    'precondition_failed',
+    `Document definition "${definition.name}" changed since the given If-Match version`,
+    'The definition was changed by someone else; reload it',
+  )
+}
+
+const withoutFields = (item: Definition, left: ReadonlySet<string>): ListedDefinition => ({
+  ...Object.fromEntries(Object.entries(item).filter(([field]) => !left.has(field))),
+  _id: item._id,
+})
 
 const notFound = (idOrName: string, environmentId: string) =>
   fail(
@@ -165,8 +193,10 @@ export function createDefinitions(deps: {
     scope: Scope,
     idOrName: string,
     settings: (current: DefinitionRecord) => Settings,
+    ifMatch: string | undefined,
   ): Promise<Definition> {
     const current = await load(scope.environmentId, idOrName)
+    checkIfMatch(current, ifMatch)
     const next = settings(current)
     if (next.actions !== current.actions) await actions.check(next.actions)
     const definition = hashed<DefinitionRecord>({
@@ -222,7 +252,7 @@ export function createDefinitions(deps: {
   return {
     resolve,
 
-    async list(scope, { limit, after }) {
+    async list(scope, { limit, after, exclude }) {
       // `after` names a definition of the caller's environment (another's position is not theirs to know).
       const own = { _environmentId: scope.environmentId }
       if (after !== undefined && !(await definitions.findOne({ ...own, _id: after }, { projection: { _id: 1 } }))) {
@@ -233,8 +263,19 @@ export function createDefinitions(deps: {
       if (hasNext) items.length = limit
       const pagination: Pagination = { hasPrevious: after !== undefined, hasNext, type: 'cursor' }
       const last = items.at(-1)
-      if (hasNext && last) pagination.next = `limit=${limit}&after=${encodeURIComponent(last._id)}`
-      return { data: await Promise.all(items.map((item) => present(scope, item))), pagination }
+      if (hasNext && last) {
+        pagination.next = new URLSearchParams({
+          limit: String(limit),
+          exclude: JSON.stringify(exclude),
+          after: last._id,
+        })
+          .toString()
+          .replaceAll('+', '%20')
+      }
+      const left = new Set(exclude)
+      const data = await Promise.all(items.map((item) => present(scope, item)))
+      const shown = left.size === 0 ? data : data.map((item) => withoutFields(item, left))
+      return { data: shown, pagination }
     },
 
     async get(scope, idOrName) {
@@ -256,20 +297,26 @@ export function createDefinitions(deps: {
       return present(scope, await insert(scope, { ...settingsOf(source), ...settingsOf(body), name }), true)
     },
 
-    replace(scope, idOrName, body) {
-      return update(scope, idOrName, () => body)
+    replace(scope, idOrName, body, ifMatch) {
+      return update(scope, idOrName, () => body, ifMatch)
     },
 
-    patch(scope, idOrName, patch) {
-      return update(scope, idOrName, (current) => {
-        const merged: Partial<Settings> = { name: current.name, ...settingsOf(current) }
-        for (const [key, value] of Object.entries(patch)) Object.assign(merged, { [key]: value ?? undefined })
-        return { ...merged, name: merged.name ?? current.name }
-      })
+    patch(scope, idOrName, patch, ifMatch) {
+      return update(
+        scope,
+        idOrName,
+        (current) => {
+          const merged: Partial<Settings> = { name: current.name, ...settingsOf(current) }
+          for (const [key, value] of Object.entries(patch)) Object.assign(merged, { [key]: value ?? undefined })
+          return { ...merged, name: merged.name ?? current.name }
+        },
+        ifMatch,
+      )
     },
 
-    async remove(scope, idOrName, force) {
+    async remove(scope, idOrName, force, ifMatch) {
       const definition = await load(scope.environmentId, idOrName)
+      checkIfMatch(definition, ifMatch)
       const count = await collections.count(definition)
       if (count > 0 && !force) {
         throw fail(

@@ -1,5 +1,5 @@
 import type { Scope } from '@quire/auth'
-import type { Document } from '@quire/contracts'
+import type { AccessGroup, Document } from '@quire/contracts'
 import { DuplicateKeyError, newObjectId, ParallelArraysError, type Collection, type Filter } from '@quire/records'
 import { ApiError, fail } from '@quire/service-kit'
 import { EXTERNAL_ID_INDEX, type DefinitionRecord, type DocumentFields, type DocumentRecord } from '../collections.js'
@@ -25,7 +25,8 @@ export const present = (scope: Scope, record: DocumentRecord): Document => ({
   _permissions: documentPermissions(scope, record.accessGroups),
 })
 
-const groupsOf = (record: DocumentRecord): string[] => (Array.isArray(record.accessGroups) ? record.accessGroups : [])
+const groupsOf = (record: DocumentRecord): AccessGroup[] =>
+  Array.isArray(record.accessGroups) ? record.accessGroups : []
 
 export const notFound = (definition: DefinitionRecord, id: string) =>
   fail('document_not_found', `No document "${id}" in definition "${definition.name}"`, 'The document does not exist')
@@ -85,7 +86,7 @@ function build(
   scope: Scope,
   definition: DefinitionRecord,
   system: SystemFields,
-  previousGroups: readonly string[],
+  previousGroups: readonly AccessGroup[],
   fields: DocumentFields,
 ): DocumentRecord {
   const record: DocumentRecord = {
@@ -98,7 +99,7 @@ function build(
     _environmentId: system._environmentId,
     ...fields,
     status: typeof fields.status === 'string' ? fields.status : 'ready',
-    accessGroups: Array.isArray(fields.accessGroups) ? (fields.accessGroups as string[]) : [],
+    accessGroups: Array.isArray(fields.accessGroups) ? (fields.accessGroups as AccessGroup[]) : [],
     _hash: '',
   }
   checkGroupsWrite(scope, previousGroups, record.accessGroups)

@@ -64,7 +64,8 @@ function integer(parameter: string, value: unknown, min: number, max: number): n
   return value
 }
 
-function parseExclude(text: string | undefined): string[] {
+/** `exclude`: a JSON array of field names (a document list's, and the definitions list's). */
+export function parseExclude(text: string | undefined): string[] {
   if (text === undefined) return []
   const exclude = parseJson('exclude', text)
   if (!Array.isArray(exclude) || !exclude.every((name) => typeof name === 'string')) {

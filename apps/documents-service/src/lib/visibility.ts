@@ -1,11 +1,11 @@
 import type { Scope } from '@quire/auth'
-import type { Permissions } from '@quire/contracts'
+import type { AccessGroup, Permissions } from '@quire/contracts'
 import type { Filter } from '@quire/records'
 import { fail } from '@quire/service-kit'
 import type { ListQuery } from './list-query.js'
 
-/** What the visibility rules read of a caller. */
-type Role = Pick<Scope, 'administrator' | 'groups'>
+/** What the visibility rules read of a caller (`userId`: for access-group objects naming members by id). */
+type Role = Pick<Scope, 'administrator' | 'groups'> & { readonly userId?: string }
 
 const ACTIONS = ['read', 'create', 'update', 'delete']
 const ADMINISTRATOR: Permissions = Object.freeze({ fullPermissions: true, userActionPermissions: ACTIONS })
@@ -39,9 +39,27 @@ const FIELDS = {
   member: MEMBER_FIELD,
 }
 
-/** Whether `role` belongs to every group of `groups` (administrators: always). */
+const isObject = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value)
+const listed = (value: unknown, member: (item: unknown) => boolean) => Array.isArray(value) && value.some(member)
+
+/**
+ * Whether `role` is in one entry of `accessGroups`: a group name among its groups, or an access-group object
+ * naming it in `memberUserIds` or one of its groups in `memberGroupIds`. `memberRelatedAccessGroupIds` are not
+ * followed: Quire stores no access groups to relate.
+ */
+function isIn(role: Role, group: unknown): boolean {
+  if (typeof group === 'string') return role.groups.includes(group)
+  if (!isObject(group)) return false
+  return (
+    (role.userId !== undefined && listed(group.memberUserIds, (id) => id === role.userId)) ||
+    listed(group.memberGroupIds, (id) => typeof id === 'string' && role.groups.includes(id))
+  )
+}
+
+/** Whether `role` is in every entry of `groups` (administrators: always). */
 function holdsAll(role: Role, groups: readonly unknown[]): boolean {
-  return role.administrator || groups.every((group) => typeof group === 'string' && role.groups.includes(group))
+  return role.administrator || groups.every((group) => isIn(role, group))
 }
 
 /** A document's `_permissions` for the caller, from its `accessGroups` (missing or not a list: none). */
@@ -57,7 +75,8 @@ export function documentPermissions(role: Role, accessGroups: unknown): Permissi
  */
 export function documentPermissionsField(role: Role, json: string): string {
   if (role.administrator) return FIELDS.administrator
-  if (role.groups.length === 0) return FIELDS.owner
+  // Without groups a member sees documents without groups, or those whose access-group objects name them.
+  if (role.groups.length === 0 && !json.includes('"memberUserIds"')) return FIELDS.owner
   return holdsAll(role, topLevelArray(json, 'accessGroups')) ? FIELDS.owner : FIELDS.member
 }
 
@@ -96,21 +115,35 @@ function arrayAt(json: string, start: number): unknown[] {
  * Who may write `accessGroups`: administrators any; a member may add only groups they belong to and may not
  * remove one they do not belong to (so a member can neither hide a document from others nor unhide it). 403.
  */
-export function checkGroupsWrite(role: Role, before: readonly string[], after: readonly string[]): void {
+export function checkGroupsWrite(role: Role, before: readonly AccessGroup[], after: readonly AccessGroup[]): void {
   if (role.administrator) return
-  const added = after.filter((group) => !before.includes(group) && !role.groups.includes(group))
-  const removed = before.filter((group) => !after.includes(group) && !role.groups.includes(group))
+  // An object is the same entry only with the same `_id` and members: changing its members removes and adds it.
+  const beforeKeys = new Set(before.map(entryKey))
+  const afterKeys = new Set(after.map(entryKey))
+  const added = after.filter((group) => !beforeKeys.has(entryKey(group)) && !isIn(role, group))
+  const removed = before.filter((group) => !afterKeys.has(entryKey(group)) && !isIn(role, group))
   if (added.length === 0 && removed.length === 0) return
-  const what = [
-    added.length > 0 ? `add ${added.map((group) => `"${group}"`).join(', ')}` : '',
-    removed.length > 0 ? `remove ${removed.map((group) => `"${group}"`).join(', ')}` : '',
-  ]
+  const names = (groups: AccessGroup[]) => groups.map((group) => `"${nameOf(group)}"`).join(', ')
+  const what = [added.length > 0 ? `add ${names(added)}` : '', removed.length > 0 ? `remove ${names(removed)}` : '']
   throw fail(
     'forbidden',
     `accessGroups: a member may not ${what.filter(Boolean).join(' or ')} (not a group of theirs)`,
     'You can only add or remove access groups you belong to',
   )
 }
+
+const nameOf = (group: AccessGroup): string => (typeof group === 'string' ? group : group._id)
+const sorted = (ids: readonly string[] | undefined) => [...(ids ?? [])].sort()
+/** What makes two entries the same: a name, or an object's `_id` and members (in any order). */
+const entryKey = (group: AccessGroup): string =>
+  typeof group === 'string'
+    ? JSON.stringify(group)
+    : JSON.stringify([
+        group._id,
+        sorted(group.memberUserIds),
+        sorted(group.memberGroupIds),
+        sorted(group.memberRelatedAccessGroupIds),
+      ])
 
 /** `_permissions` is computed, so it goes on a listed item unless the projection leaves it out. */
 export function keepsPermissions(query: Pick<ListQuery, 'projection'>): boolean {
@@ -120,14 +153,21 @@ export function keepsPermissions(query: Pick<ListQuery, 'projection'>): boolean 
 }
 
 /**
- * Members see documents without access groups or sharing one of their groups; administrators see all. A filter,
- * so that a page is filled with visible documents only and a single document is read with the rule applied.
+ * Members see documents without access groups, or with one they are in (`isIn`: a group of theirs, an
+ * access-group object naming them or one of their groups); administrators see all. A filter, so that a page is
+ * filled with visible documents only and a single document is read with the rule applied.
  */
 export function visibilityFilter(role: Role): Filter | undefined {
   if (role.administrator) return undefined
   // No first group: empty, or missing or null in a record this API did not write.
   const noGroups = { 'accessGroups.0': { $exists: false } }
-  return role.groups.length === 0 ? noGroups : { $or: [noGroups, { accessGroups: { $in: [...role.groups] } }] }
+  const groups = [...role.groups]
+  const inOne: Filter[] = [
+    ...(groups.length > 0 ? [{ accessGroups: { $in: groups } }] : []),
+    ...(role.userId !== undefined ? [{ 'accessGroups.memberUserIds': role.userId }] : []),
+    ...(groups.length > 0 ? [{ 'accessGroups.memberGroupIds': { $in: groups } }] : []),
+  ]
+  return inOne.length === 0 ? noGroups : { $or: [noGroups, ...inOne] }
 }
 
 /** Adds `extra` with `$and`, keeping the client's top-level equalities where an index planner sees them. */

@@ -2,8 +2,8 @@ import multipart from '@fastify/multipart'
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from '@sinclair/typebox'
 import {
-  AttachmentBytesSchema,
   AttachmentParamsSchema,
+  attachmentBytes,
   AttachmentsParamsSchema,
   DownloadHeadersSchema,
   IfNoneMatchHeadersSchema,
@@ -11,6 +11,7 @@ import {
   RemovedAttachmentSchema,
   SaveAttachmentsQuerystringSchema,
   SavedAttachmentsSchema,
+  UploadFormSchema,
 } from '@quire/contracts'
 import { ApiError, fail } from '@quire/service-kit'
 import type { DocumentsConfig } from '../config.js'
@@ -46,7 +47,10 @@ const saveRoute: FastifyPluginAsyncTypebox<AttachmentRoutesOptions> = async (app
     schema: {
       params: AttachmentsParamsSchema,
       querystring: SaveAttachmentsQuerystringSchema,
-      consumes: ['multipart/form-data'],
+      description:
+        "Stores the form's files at `valuePath` of the document (appended, or replacing with `actionType=Replace`). " +
+        'Needs a bearer token and the `environment-id` header.',
+      multipart: UploadFormSchema,
       response: { 201: SavedAttachmentsSchema },
     },
     // A failed upload may leave the client mid-body. Refused before the body was read (a bad `valuePath`, an
@@ -95,7 +99,14 @@ export const attachmentRoutes: FastifyPluginAsyncTypebox<AttachmentRoutesOptions
     schema: {
       params: AttachmentParamsSchema,
       headers: Type.Composite([DownloadHeadersSchema, IfNoneMatchHeadersSchema]),
-      response: { 200: AttachmentBytesSchema, 206: AttachmentBytesSchema, 304: NotModifiedSchema },
+      description:
+        "The file's bytes, with its type, `ETag` and `Content-Disposition`; one range with `Range` (206). " +
+        'Needs a bearer token and the `environment-id` header.',
+      response: {
+        200: attachmentBytes('The whole file'),
+        206: attachmentBytes('The range asked for'),
+        304: NotModifiedSchema,
+      },
     },
     handler: async function downloadAttachment(request, reply) {
       const scope = request.scope

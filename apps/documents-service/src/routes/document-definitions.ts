@@ -1,5 +1,4 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
-import { Type } from '@sinclair/typebox'
 import {
   ActionRunSchema,
   ActionRunsQuerystringSchema,
@@ -9,15 +8,19 @@ import {
   DefinitionParamsSchema,
   DefinitionPatchSchema,
   DefinitionSchema,
+  DefinitionsQuerystringSchema,
   DeleteDefinitionQuerystringSchema,
   DeletedSchema,
-  IdSchema,
-  LimitSchema,
+  IfMatchHeadersSchema,
+  IfNoneMatchHeadersSchema,
+  ListedDefinitionSchema,
+  NotModifiedSchema,
   Ok,
   Page,
 } from '@quire/contracts'
-
-const ListQuerystringSchema = Type.Object({ limit: LimitSchema, after: Type.Optional(IdSchema) })
+import { fail } from '@quire/service-kit'
+import { ifNoneMatchHits } from '../lib/if-match.js'
+import { parseExclude } from '../lib/list-query.js'
 
 /** The writes and the action runs, behind the administrator check. */
 const administration: FastifyPluginAsyncTypebox = async (admin) => {
@@ -34,6 +37,7 @@ const administration: FastifyPluginAsyncTypebox = async (admin) => {
       schema: {
         querystring: CreateDefinitionQuerystringSchema,
         body: CreateDefinitionBodySchema,
+        bodyOptional: true,
         response: { 201: Ok(DefinitionSchema) },
       },
     },
@@ -50,25 +54,35 @@ const administration: FastifyPluginAsyncTypebox = async (admin) => {
 
   admin.put(
     '/:ddId',
-    { schema: { params: DefinitionParamsSchema, body: DefinitionBodySchema, response: { 200: Ok(DefinitionSchema) } } },
-    async function replaceDefinition(request) {
-      return {
-        status: 'ok' as const,
-        data: await admin.definitions.replace(request.scope, request.params.ddId, request.body),
-      }
+    {
+      schema: {
+        params: DefinitionParamsSchema,
+        headers: IfMatchHeadersSchema,
+        body: DefinitionBodySchema,
+        response: { 200: Ok(DefinitionSchema) },
+      },
+    },
+    async function replaceDefinition(request, reply) {
+      const { scope, params, body, headers } = request
+      const data = await admin.definitions.replace(scope, params.ddId, body, headers['if-match'])
+      return reply.header('etag', `"${data._hash}"`).send({ status: 'ok' as const, data })
     },
   )
 
   admin.patch(
     '/:ddId',
     {
-      schema: { params: DefinitionParamsSchema, body: DefinitionPatchSchema, response: { 200: Ok(DefinitionSchema) } },
+      schema: {
+        params: DefinitionParamsSchema,
+        headers: IfMatchHeadersSchema,
+        body: DefinitionPatchSchema,
+        response: { 200: Ok(DefinitionSchema) },
+      },
     },
-    async function patchDefinition(request) {
-      return {
-        status: 'ok' as const,
-        data: await admin.definitions.patch(request.scope, request.params.ddId, request.body),
-      }
+    async function patchDefinition(request, reply) {
+      const { scope, params, body, headers } = request
+      const data = await admin.definitions.patch(scope, params.ddId, body, headers['if-match'])
+      return reply.header('etag', `"${data._hash}"`).send({ status: 'ok' as const, data })
     },
   )
 
@@ -94,12 +108,14 @@ const administration: FastifyPluginAsyncTypebox = async (admin) => {
     {
       schema: {
         params: DefinitionParamsSchema,
+        headers: IfMatchHeadersSchema,
         querystring: DeleteDefinitionQuerystringSchema,
         response: { 200: Ok(DeletedSchema) },
       },
     },
     async function deleteDefinition(request) {
-      const removed = await admin.definitions.remove(request.scope, request.params.ddId, request.query.force)
+      const { scope, params, query, headers } = request
+      const removed = await admin.definitions.remove(scope, params.ddId, query.force, headers['if-match'])
       return { status: 'ok' as const, data: { _id: removed._id, deleted: true as const } }
     },
   )
@@ -111,18 +127,30 @@ export const definitionRoutes: FastifyPluginAsyncTypebox = async (app) => {
 
   app.get(
     '/',
-    { schema: { querystring: ListQuerystringSchema, response: { 200: Page(DefinitionSchema) } } },
+    { schema: { querystring: DefinitionsQuerystringSchema, response: { 200: Page(ListedDefinitionSchema) } } },
     async function listDefinitions(request) {
-      const { data, pagination } = await app.definitions.list(request.scope, request.query)
+      const { limit, after } = request.query
+      const exclude = parseExclude(request.query.exclude)
+      if (exclude.includes('_id')) throw fail('invalid_query', 'exclude: cannot leave out _id')
+      const { data, pagination } = await app.definitions.list(request.scope, { limit, after, exclude })
       return { status: 'ok' as const, data, pagination }
     },
   )
 
   app.get(
     '/:ddId',
-    { schema: { params: DefinitionParamsSchema, response: { 200: Ok(DefinitionSchema) } } },
-    async function getDefinition(request) {
-      return { status: 'ok' as const, data: await app.definitions.get(request.scope, request.params.ddId) }
+    {
+      schema: {
+        params: DefinitionParamsSchema,
+        headers: IfNoneMatchHeadersSchema,
+        response: { 200: Ok(DefinitionSchema), 304: NotModifiedSchema },
+      },
+    },
+    async function getDefinition(request, reply) {
+      const data = await app.definitions.get(request.scope, request.params.ddId)
+      reply.header('etag', `"${data._hash}"`)
+      if (ifNoneMatchHits(request.headers['if-none-match'], data._hash)) return reply.code(304).send(null)
+      return { status: 'ok' as const, data }
     },
   )
 

@@ -104,6 +104,7 @@ export const documentRoutes: FastifyPluginAsyncTypebox<DocumentRoutesOptions> = 
         params: DefinitionParamsSchema,
         headers: IdempotencyHeadersSchema,
         body: DocumentBodySchema,
+        bodyOptional: true,
         response: { 201: Ok(DocumentSchema) },
       },
       serializerCompiler: stringifyWhole,
@@ -187,6 +188,7 @@ export const documentRoutes: FastifyPluginAsyncTypebox<DocumentRoutesOptions> = 
       schema: {
         params: ActionParamsSchema,
         body: ActionInputSchema,
+        bodyOptional: true,
         response: { 200: Ok(ActionResultSchema) },
       },
       serializerCompiler: stringifyWhole,

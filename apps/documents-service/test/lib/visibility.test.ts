@@ -66,7 +66,11 @@ t.test('who sees what', async (t) => {
   t.equal(visibilityFilter(administrator), undefined, 'administrators see all')
   t.same(visibilityFilter(member), { 'accessGroups.0': { $exists: false } })
   t.same(visibilityFilter(sales), {
-    $or: [{ 'accessGroups.0': { $exists: false } }, { accessGroups: { $in: ['sales'] } }],
+    $or: [
+      { 'accessGroups.0': { $exists: false } },
+      { accessGroups: { $in: ['sales'] } },
+      { 'accessGroups.memberGroupIds': { $in: ['sales'] } },
+    ],
   })
   t.same(withCondition({ a: 1 }, undefined), { a: 1 })
   t.same(withCondition({ a: 1, $and: [{ b: 2 }] }, { c: 3 }), { a: 1, $and: [{ b: 2 }, { c: 3 }] })

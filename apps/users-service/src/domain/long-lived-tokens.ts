@@ -1,5 +1,11 @@
 import { randomBytes } from 'node:crypto'
-import type { CreateLongLivedTokenBody, CreatedLongLivedToken, LongLivedToken } from '@quire/contracts'
+import type {
+  CreateLongLivedTokenBody,
+  CreatedLongLivedToken,
+  LongLivedToken,
+  LongLivedTokensQuery,
+  Pagination,
+} from '@quire/contracts'
 import { hashToken } from '@quire/identity'
 import { newObjectId, type RecordStore } from '@quire/records'
 import { fail } from '@quire/service-kit'
@@ -15,8 +21,8 @@ export interface LongLivedTokensRepository {
     body: CreateLongLivedTokenBody,
     minted: { actorId: string; environmentIds: string[] | undefined },
   ): Promise<CreatedLongLivedToken>
-  /** Its tokens, with when each was last used (to the minute). */
-  list(userId: string): Promise<LongLivedToken[]>
+  /** A page of its tokens in creation order, with when each was last used (to the minute). */
+  list(userId: string, page: LongLivedTokensQuery): Promise<{ data: LongLivedToken[]; pagination: Pagination }>
   /** Deletes the record: every service's auth lookup refuses the token from then on. */
   revoke(userId: string, tokenId: string): Promise<void>
 }
@@ -76,9 +82,17 @@ export function createLongLivedTokens({
       return { ...toToken(record), token }
     },
 
-    async list(userId) {
-      const found = await tokens.find({ userId }, { sort: { _id: 1 }, projection: { tokenHash: 0 } })
-      return found.map(toToken)
+    async list(userId, { limit, after }) {
+      const found = await tokens.find(
+        { userId },
+        { sort: { _id: 1 }, limit: limit + 1, after, projection: { tokenHash: 0 } },
+      )
+      const hasNext = found.length > limit
+      if (hasNext) found.length = limit
+      const pagination: Pagination = { hasPrevious: after !== undefined, hasNext, type: 'cursor' }
+      const last = found.at(-1)
+      if (hasNext && last) pagination.next = new URLSearchParams({ limit: String(limit), after: last._id }).toString()
+      return { data: found.map(toToken), pagination }
     },
 
     async revoke(userId, tokenId) {

@@ -56,7 +56,7 @@ export const authRoutes: FastifyPluginAsyncTypebox<AuthRoutesOptions> = async (a
       preValidation: async function defaultBody(request) {
         request.body ??= {}
       },
-      schema: { body: ResetPasswordBodySchema, response: { 200: Ok(ResetPasswordResultSchema) } },
+      schema: { body: ResetPasswordBodySchema, bodyOptional: true, response: { 200: Ok(ResetPasswordResultSchema) } },
     },
     async function requestPasswordReset(request) {
       await app.passwordReset.request(request.body, request.ip)

@@ -6,7 +6,9 @@ import {
   CreatedLongLivedTokenSchema,
   LongLivedTokenParamsSchema,
   LongLivedTokenSchema,
+  LongLivedTokensQuerySchema,
   Ok,
+  Page,
   RevokedLongLivedTokenSchema,
   UserParamsSchema,
 } from '@quire/contracts'
@@ -31,6 +33,7 @@ export const longLivedTokenRoutes: FastifyPluginAsyncTypebox = async (app) => {
       schema: {
         params: UserParamsSchema,
         body: CreateLongLivedTokenBodySchema,
+        bodyOptional: true,
         response: { 201: Ok(Type.Array(CreatedLongLivedTokenSchema)) },
       },
     },
@@ -54,10 +57,17 @@ export const longLivedTokenRoutes: FastifyPluginAsyncTypebox = async (app) => {
 
   app.get(
     '/:userId/long-lived-tokens',
-    { schema: { params: UserParamsSchema, response: { 200: Ok(Type.Array(LongLivedTokenSchema)) } } },
+    {
+      schema: {
+        params: UserParamsSchema,
+        querystring: LongLivedTokensQuerySchema,
+        response: { 200: Page(LongLivedTokenSchema) },
+      },
+    },
     async function listLongLivedTokens(request) {
       const user = await app.users.toActFor(request.scope, request.params.userId)
-      return { status: 'ok' as const, data: await app.longLivedTokens.list(user._id) }
+      const { data, pagination } = await app.longLivedTokens.list(user._id, request.query)
+      return { status: 'ok' as const, data, pagination }
     },
   )
 

@@ -316,3 +316,35 @@ t.test('a bound token acts for other users within its environments alone, whatev
   t.equal(ownList.statusCode, 200, 'with its own session, the deputy may (it administers A and B)')
   t.equal(ownReset.statusCode, 200)
 })
+
+t.test('the token list is paged: `next` continues it, and nobody pages into another user', async (t) => {
+  const { call, user } = await build(t)
+  const { record: alice, token: aliceToken } = await user({ environments: { [ENV_A]: {} } })
+  const { record: bob, token: bobToken } = await user({ environments: { [ENV_A]: {} } })
+  const url = `/api/v2/users/${alice._id}/long-lived-tokens`
+  const auth = headers(aliceToken, ENV_A)
+  for (const name of ['one', 'two', 'three']) {
+    t.equal((await call({ method: 'POST', url, headers: auth, payload: { name } })).statusCode, 201)
+  }
+  await call({ method: 'POST', url: `/api/v2/users/${bob._id}/long-lived-tokens`, headers: headers(bobToken, ENV_A) })
+
+  const first = (await call({ method: 'GET', url: `${url}?limit=2`, headers: auth })).json()
+  t.same(
+    first.data.map((token: { name: string }) => token.name),
+    ['one', 'two'],
+  )
+  t.match(first.pagination, { hasPrevious: false, hasNext: true, type: 'cursor', next: /^limit=2&after=[0-9a-f]{24}$/ })
+  const second = (await call({ method: 'GET', url: `${url}?${first.pagination.next}`, headers: auth })).json()
+  t.same(
+    second.data.map((token: { name: string }) => token.name),
+    ['three'],
+    "the rest of alice's, none of bob's",
+  )
+  t.match(second.pagination, { hasPrevious: true, hasNext: false })
+  t.notOk('next' in second.pagination)
+
+  const whole = (await call({ method: 'GET', url, headers: auth })).json()
+  t.equal(whole.data.length, 3, 'a page of up to 100 by default')
+  t.equal((await call({ method: 'GET', url: `${url}?limit=0`, headers: auth })).statusCode, 400)
+  t.equal((await call({ method: 'GET', url: `${url}?limit=801`, headers: auth })).statusCode, 400)
+})
