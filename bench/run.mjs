@@ -30,6 +30,16 @@ const WARMUP = Number(flags.warmup ?? (flags.quick ? 1 : 5))
 const DOCUMENTS = Number(flags.documents ?? (flags.quick ? 20_000 : 100_000))
 const SCALE = Number(process.env.BENCH_SCALE ?? 0)
 const PEER = !flags['no-peer']
+/**
+ * Settings of a second Quire measured beside the first on the same store, e.g. `BENCH_VARIANT=QUIRE_WORKERS=2`:
+ * a change kept only if it wins in the same run.
+ */
+const VARIANT = process.env.BENCH_VARIANT ?? ''
+const variantEnv = Object.fromEntries(
+  VARIANT.split(/\s+/)
+    .filter(Boolean)
+    .map((pair) => pair.split('=')),
+)
 const CONNECTIONS = 50
 /** Documents per category whatever the store's size, so a category's query reads as many at 100,000 as at 1M. */
 const PER_CATEGORY = 1000
@@ -69,7 +79,13 @@ const benchDocument = (total) => (i) => ({
 })
 
 const children = new Set()
-process.on('exit', () => children.forEach((child) => child.kill('SIGKILL')))
+/** PostgreSQL runs detached (pg_ctl): stopped on the way out however the run ends. */
+const clusters = new Set()
+process.on('exit', () => {
+  children.forEach((child) => child.kill('SIGKILL'))
+  clusters.forEach((cluster) => cluster.destroy())
+})
+for (const signal of ['SIGINT', 'SIGTERM']) process.on(signal, () => process.exit(1))
 
 /** Starts a Node process and resolves with its port once its output names it; the rest of its output is dropped. */
 function start(script, env, nodeArgs = []) {
@@ -134,13 +150,14 @@ async function call(url, method, path, headers, body) {
  * Quire's all-in-one server on a data folder of its own. `start` drops the page cache first (cold) and signs in
  * again, since a full run outlasts an access token.
  */
-function quire(label) {
+function quire(label, { dataDir = mkdtempSync(join(tmpdir(), 'quire-bench-')), extraEnv = {} } = {}) {
   const env = {
-    QUIRE_DATA_DIR: mkdtempSync(join(tmpdir(), 'quire-bench-')),
     QUIRE_HOST: '127.0.0.1',
     QUIRE_PORT: '0',
     QUIRE_LOG_LEVEL: 'info',
     QUIRE_ADMIN_PASSWORD: ADMIN.password,
+    ...extraEnv,
+    QUIRE_DATA_DIR: dataDir,
   }
   const core = (collection) => `/api/v2/document-definitions/${collection}/documents`
   const q = (value) => encodeURIComponent(JSON.stringify(value))
@@ -190,6 +207,7 @@ function quire(label) {
 async function parse() {
   const entry = ensureParse()
   const postgres = await createPostgres()
+  clusters.add(postgres)
   const classes = (collection) => `/parse/classes/${COLLECTIONS[collection].parse}`
   const q = (value) => encodeURIComponent(JSON.stringify(value))
   const target = {
@@ -209,6 +227,7 @@ async function parse() {
     async destroy() {
       await stop(target.child)
       postgres.destroy()
+      clusters.delete(postgres)
     },
     async setup(collection) {
       const fields = {
@@ -377,12 +396,12 @@ const SCENARIOS = [
 const ONLY = new Set(flags.only ? flags.only.split(',') : [...SCENARIOS.map((s) => s.key), 'fair', 'profile'])
 
 /** Cold (the first run on a fresh start), then warm (after a warm-up). */
-async function coldAndWarm(target, requests, startOptions) {
-  await target.start(startOptions)
+async function coldAndWarm(target, requests) {
+  await target.start()
   const cold = await wrk(target, requests, DURATION)
   await wrk(target, requests, WARMUP)
   const warm = await wrk(target, requests, DURATION)
-  return { cold, warm, rssMb: target.child.pid ? peakRss(target.child.pid) : undefined }
+  return { cold, warm, rssMb: peakRss(target.child.pid) }
 }
 
 const fmt = (r) => `${Math.round(r.rps)} req/s (p99 ${r.p99.toFixed(0)} ms)${r.failed ? `, ${r.failed} failed` : ''}`
@@ -398,36 +417,43 @@ async function seeded(target, total) {
   await target.analyze?.()
   const { ids, rate } = imported.bench
   console.error(`${target.name}: import ${Math.round(rate)} documents/s`)
-  return { ids: spread(ids, IDS), categories: categories(total), importRate: rate }
+  const seedRssMb = peakRss(target.child.pid)
+  return { ids: spread(ids, IDS), categories: categories(total), importRate: rate, seedRssMb }
 }
 
 async function main() {
   ensureWrk()
   const selected = SCENARIOS.filter((s) => ONLY.has(s.key))
   const rows = []
-  const targets = [quire('Quire')]
-  if (PEER) targets.push(await parse())
-  const data = []
-  for (const target of targets) data.push(await seeded(target, DOCUMENTS))
+  const own = quire('Quire')
+  const peer = PEER ? await parse() : undefined
+  const ownData = await seeded(own, DOCUMENTS)
+  const peerData = peer && (await seeded(peer, DOCUMENTS))
+  // The variant runs on the same store as Quire (never both at once), so it rotates over the same ids.
+  const variant = VARIANT && quire(`Quire, ${VARIANT}`, { dataDir: own.env.QUIRE_DATA_DIR, extraEnv: variantEnv })
+  const arms = [
+    ['own', own, ownData],
+    ['variant', variant, ownData],
+    ['peer', peer, peerData],
+  ].filter(([, target]) => target)
   for (const scenario of selected) {
-    const row = { scenario, results: [] }
-    for (const [i, target] of targets.entries()) {
-      const result = await coldAndWarm(target, scenario.make(target, data[i]))
+    const row = { scenario }
+    for (const [arm, target, data] of arms) {
+      row[arm] = await coldAndWarm(target, scenario.make(target, data))
       await target.stop()
-      row.results.push(result)
       console.error(
-        `${scenario.key.padEnd(9)} ${target.name.padEnd(14)} cold ${fmt(result.cold)}  warm ${fmt(result.warm)}`,
+        `${scenario.key.padEnd(9)} ${target.name.padEnd(14)} cold ${fmt(row[arm].cold)}  warm ${fmt(row[arm].warm)}`,
       )
     }
     rows.push(row)
   }
-  for (const target of targets.slice(1)) await target.destroy()
-  const [own] = targets
-  const fair = ONLY.has('fair') ? await fairShare(own, data[0]) : undefined
-  const profile = ONLY.has('profile') ? await cpuProfile(own, data[0]) : undefined
+  await peer?.destroy()
+  const fair = ONLY.has('fair') ? await fairShare(own, ownData) : undefined
+  const profile = ONLY.has('profile') ? await cpuProfile(own, ownData) : undefined
   await own.destroy()
   const scale = SCALE ? await scaleRun(selected) : undefined
-  report({ rows, targets, imports: data.map((d) => d.importRate), fair, profile, scale })
+  const imports = [ownData.importRate, peerData?.importRate]
+  report({ rows, peer: peer?.name, variant: variant?.name, imports, fair, profile, scale })
 }
 
 /**
@@ -536,10 +562,10 @@ async function scaleRun(selected) {
   }
   await small.destroy()
   await large.destroy()
-  return { rows, imports: [smallData.importRate, largeData.importRate] }
+  return { rows, imports: [smallData.importRate, largeData.importRate], seedRssMb: largeData.seedRssMb }
 }
 
-function report({ rows, targets, imports, fair, profile, scale }) {
+function report({ rows, peer, variant, imports, fair, profile, scale }) {
   const cell = (r) =>
     `${Math.round(r.rps).toLocaleString('en')} (${r.p99.toFixed(0)} ms)${r.failed ? ` ⚠ ${r.failed} failed` : ''}`
   const ratio = (a, b) => (b ? `${(a.rps / b.rps).toFixed(2)}×` : '—')
@@ -547,34 +573,38 @@ function report({ rows, targets, imports, fair, profile, scale }) {
   out.push(
     `\nMachine: ${cpus().length} × ${cpus()[0]?.model ?? 'CPU'}, ${(totalmem() / 2 ** 30).toFixed(0)} GiB, Node ${process.version}. wrk, ${CONNECTIONS} connections, ${DURATION} s per run (warm-up ${WARMUP} s), ${DOCUMENTS.toLocaleString('en')} documents; cold = first run after a fresh start${pageCacheDropped ? ', page cache dropped' : ' (page cache kept: not root)'}.`,
   )
-  const peer = targets[1]?.name
+  const other = peer ?? 'peer'
   out.push(
-    `\n| scenario | Quire cold req/s (p99) | ${peer ?? 'peer'} cold | ratio | Quire warm | ${peer ?? 'peer'} warm | ratio | Quire peak RSS |`,
+    `\n| scenario | Quire cold req/s (p99) | ${other} cold | ratio | Quire warm | ${other} warm | ratio | Quire peak RSS |`,
   )
   out.push('| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |')
-  for (const {
-    scenario,
-    results: [own, other],
-  } of rows) {
+  for (const { scenario, own, peer: them } of rows) {
     out.push(
-      `| ${scenario.name} | ${cell(own.cold)} | ${other ? cell(other.cold) : '—'} | ${ratio(own.cold, other?.cold)} | ${cell(own.warm)} | ${other ? cell(other.warm) : '—'} | ${ratio(own.warm, other?.warm)} | ${own.rssMb.toFixed(0)} MB |`,
+      `| ${scenario.name} | ${cell(own.cold)} | ${them ? cell(them.cold) : '—'} | ${ratio(own.cold, them?.cold)} | ${cell(own.warm)} | ${them ? cell(them.warm) : '—'} | ${ratio(own.warm, them?.warm)} | ${own.rssMb.toFixed(0)} MB |`,
     )
   }
-  const [ownImport, otherImport] = imports
+  const [ownImport, peerImport] = imports
+  const rate = (value) => `${Math.round(value).toLocaleString('en')} docs/s`
   out.push(
-    `| import ${DOCUMENTS.toLocaleString('en')} through bulk, ${BULK.size} per call, ${BULK.inFlight} in flight | ${Math.round(ownImport).toLocaleString('en')} docs/s | ${otherImport ? `${Math.round(otherImport).toLocaleString('en')} docs/s` : '—'} | ${otherImport ? `${(ownImport / otherImport).toFixed(2)}×` : '—'} | | | | |`,
+    `| import ${DOCUMENTS.toLocaleString('en')} through bulk, ${BULK.size} per call, ${BULK.inFlight} in flight | ${rate(ownImport)} | ${peerImport ? rate(peerImport) : '—'} | ${peerImport ? `${(ownImport / peerImport).toFixed(2)}×` : '—'} | | | | |`,
   )
+  if (variant) {
+    out.push(`\n| scenario | Quire cold | ${variant} cold | ratio | Quire warm | ${variant} warm | ratio |`)
+    out.push('| --- | ---: | ---: | ---: | ---: | ---: | ---: |')
+    for (const { scenario, own, variant: theirs } of rows) {
+      out.push(
+        `| ${scenario.name} | ${cell(own.cold)} | ${cell(theirs.cold)} | ${ratio(theirs.cold, own.cold)} | ${cell(own.warm)} | ${cell(theirs.warm)} | ${ratio(theirs.warm, own.warm)} |`,
+      )
+    }
+  }
   if (fair) {
     const [alone] = fair
     out.push('\n| get by `_id` in environment A | req/s (p99) | of alone | neighbours req/s | neighbours answers |')
     out.push('| --- | ---: | ---: | ---: | --- |')
     for (const [count, row] of fair.entries()) {
-      const who =
-        count === 0
-          ? 'alone'
-          : `while ${count} other environment${count > 1 ? 's' : ''} keep 4 single-index queries in flight`
+      const who = ['alone', 'while another environment keeps', 'while two other environments keep'][count]
       out.push(
-        `| ${who} | ${cell(row)} | ${(row.rps / alone.rps).toFixed(2)} | ${count ? row.neighbourRps.toFixed(0) : ''} | ${
+        `| ${who}${count ? ' four single-index queries in flight' : ''} | ${cell(row)} | ${(row.rps / alone.rps).toFixed(2)} | ${count ? row.neighbourRps.toFixed(0) : ''} | ${
           count
             ? Object.entries(row.statuses)
                 .map(([code, n]) => `${code}: ${n}`)
@@ -601,7 +631,9 @@ function report({ rows, targets, imports, fair, profile, scale }) {
       )
     }
     const [a, b] = scale.imports
-    out.push(`| import through bulk | ${Math.round(a)} docs/s | ${Math.round(b)} docs/s | ${(b / a).toFixed(2)}× | |`)
+    out.push(
+      `| import through bulk | ${Math.round(a)} docs/s | ${Math.round(b)} docs/s | ${(b / a).toFixed(2)}× | ${scale.seedRssMb.toFixed(0)} MB (while importing) |`,
+    )
   }
   console.log(out.join('\n'))
 }
