@@ -2,7 +2,7 @@
 // runs on a freshly started server (cold: the kernel's page cache dropped when root) and again after a warm-up,
 // loaded by wrk from its own process with keys rotated per request. See BENCHMARKS.md.
 //   node bench/run.mjs [--only get,filter,...] [--duration s] [--warmup s] [--documents n] [--quick] [--no-peer]
-//   BENCH_SCALE=1000000 node bench/run.mjs   (adds Quire alone at that size against a fresh 100,000, RSS)
+//   BENCH_SCALE=1000000 node bench/run.mjs [--scale-only]   (Quire alone at that size against a fresh 100,000)
 import { execFileSync, spawn } from 'node:child_process'
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { cpus, tmpdir, totalmem } from 'node:os'
@@ -22,6 +22,7 @@ const { values: flags } = parseArgs({
     documents: { type: 'string' },
     quick: { type: 'boolean', default: false },
     'no-peer': { type: 'boolean', default: false },
+    'scale-only': { type: 'boolean', default: false },
   },
 })
 /** Seconds of each measured run (cold, then warm) and of the warm-up between them. */
@@ -38,7 +39,7 @@ const VARIANT = process.env.BENCH_VARIANT ?? ''
 const variantEnv = Object.fromEntries(
   VARIANT.split(/\s+/)
     .filter(Boolean)
-    .map((pair) => pair.split('=')),
+    .map((pair) => [pair.slice(0, pair.indexOf('=')), pair.slice(pair.indexOf('=') + 1)]),
 )
 const CONNECTIONS = 50
 /** Documents per category whatever the store's size, so a category's query reads as many at 100,000 as at 1M. */
@@ -424,6 +425,13 @@ async function seeded(target, total) {
 async function main() {
   ensureWrk()
   const selected = SCENARIOS.filter((s) => ONLY.has(s.key))
+  const measured = flags['scale-only'] ? {} : await sideBySide(selected)
+  const scale = SCALE ? await scaleRun(selected) : undefined
+  report({ ...measured, scale })
+}
+
+/** Quire (and its variant) beside Parse, scenario by scenario; then fair share and the profile, on Quire alone. */
+async function sideBySide(selected) {
   const rows = []
   const own = quire('Quire')
   const peer = PEER ? await parse() : undefined
@@ -451,9 +459,8 @@ async function main() {
   const fair = ONLY.has('fair') ? await fairShare(own, ownData) : undefined
   const profile = ONLY.has('profile') ? await cpuProfile(own, ownData) : undefined
   await own.destroy()
-  const scale = SCALE ? await scaleRun(selected) : undefined
   const imports = [ownData.importRate, peerData?.importRate]
-  report({ rows, peer: peer?.name, variant: variant?.name, imports, fair, profile, scale })
+  return { rows, peer: peer?.name, variant: variant?.name, imports, fair, profile }
 }
 
 /**
@@ -573,21 +580,23 @@ function report({ rows, peer, variant, imports, fair, profile, scale }) {
   out.push(
     `\nMachine: ${cpus().length} × ${cpus()[0]?.model ?? 'CPU'}, ${(totalmem() / 2 ** 30).toFixed(0)} GiB, Node ${process.version}. wrk, ${CONNECTIONS} connections, ${DURATION} s per run (warm-up ${WARMUP} s), ${DOCUMENTS.toLocaleString('en')} documents; cold = first run after a fresh start${pageCacheDropped ? ', page cache dropped' : ' (page cache kept: not root)'}.`,
   )
-  const other = peer ?? 'peer'
-  out.push(
-    `\n| scenario | Quire cold req/s (p99) | ${other} cold | ratio | Quire warm | ${other} warm | ratio | Quire peak RSS |`,
-  )
-  out.push('| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |')
-  for (const { scenario, own, peer: them } of rows) {
+  if (rows) {
+    const other = peer ?? 'peer'
     out.push(
-      `| ${scenario.name} | ${cell(own.cold)} | ${them ? cell(them.cold) : '—'} | ${ratio(own.cold, them?.cold)} | ${cell(own.warm)} | ${them ? cell(them.warm) : '—'} | ${ratio(own.warm, them?.warm)} | ${own.rssMb.toFixed(0)} MB |`,
+      `\n| scenario | Quire cold req/s (p99) | ${other} cold | ratio | Quire warm | ${other} warm | ratio | Quire peak RSS |`,
+    )
+    out.push('| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |')
+    for (const { scenario, own, peer: them } of rows) {
+      out.push(
+        `| ${scenario.name} | ${cell(own.cold)} | ${them ? cell(them.cold) : '—'} | ${ratio(own.cold, them?.cold)} | ${cell(own.warm)} | ${them ? cell(them.warm) : '—'} | ${ratio(own.warm, them?.warm)} | ${own.rssMb.toFixed(0)} MB |`,
+      )
+    }
+    const [ownImport, peerImport] = imports
+    const rate = (value) => `${Math.round(value).toLocaleString('en')} docs/s`
+    out.push(
+      `| import ${DOCUMENTS.toLocaleString('en')} through bulk, ${BULK.size} per call, ${BULK.inFlight} in flight | ${rate(ownImport)} | ${peerImport ? rate(peerImport) : '—'} | ${peerImport ? `${(ownImport / peerImport).toFixed(2)}×` : '—'} | | | | |`,
     )
   }
-  const [ownImport, peerImport] = imports
-  const rate = (value) => `${Math.round(value).toLocaleString('en')} docs/s`
-  out.push(
-    `| import ${DOCUMENTS.toLocaleString('en')} through bulk, ${BULK.size} per call, ${BULK.inFlight} in flight | ${rate(ownImport)} | ${peerImport ? rate(peerImport) : '—'} | ${peerImport ? `${(ownImport / peerImport).toFixed(2)}×` : '—'} | | | | |`,
-  )
   if (variant) {
     out.push(`\n| scenario | Quire cold | ${variant} cold | ratio | Quire warm | ${variant} warm | ratio |`)
     out.push('| --- | ---: | ---: | ---: | ---: | ---: | ---: |')
