@@ -47,8 +47,8 @@ export function ensureWrk() {
 }
 
 /**
- * parse-server from npm into the cache folder, once. Its `router` is pinned: router 2.3.0 breaks Parse's /batch.
- * Returns the path of its command-line entry.
+ * parse-server from npm into the cache folder, once (its `router` pinned: router 2.3.0 breaks Parse's /batch), and
+ * PostgreSQL 15 from Debian when missing. Returns the path of parse-server's command-line entry.
  */
 export function ensureParse() {
   const dir = join(CACHE, `parse-server-${PARSE_VERSION}`)
@@ -71,7 +71,7 @@ export function ensureParse() {
   return join(dir, 'node_modules/parse-server/bin/parse-server')
 }
 
-export const freePort = () =>
+const freePort = () =>
   new Promise((resolve) => {
     const server = createServer().listen(0, '127.0.0.1', () => {
       const { port } = server.address()
