@@ -71,7 +71,7 @@ export function ensureParse() {
   return join(dir, 'node_modules/parse-server/bin/parse-server')
 }
 
-const freePort = () =>
+export const freePort = () =>
   new Promise((resolve) => {
     const server = createServer().listen(0, '127.0.0.1', () => {
       const { port } = server.address()

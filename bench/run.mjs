@@ -7,10 +7,9 @@ import { execFileSync, spawn } from 'node:child_process'
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { cpus, tmpdir, totalmem } from 'node:os'
 import { join } from 'node:path'
-import { createInterface } from 'node:readline'
 import { fileURLToPath } from 'node:url'
 import { parseArgs } from 'node:util'
-import { PARSE_HEADERS, PARSE_VERSION, createPostgres, ensureParse, ensureWrk, startParse } from './peer.mjs'
+import { PARSE_HEADERS, PARSE_VERSION, createPostgres, ensureParse, ensureWrk, freePort, startParse } from './peer.mjs'
 import { summarizeProfile } from './profile.mjs'
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url))
@@ -88,24 +87,25 @@ process.on('exit', () => {
 })
 for (const signal of ['SIGINT', 'SIGTERM']) process.on(signal, () => process.exit(1))
 
-/** Starts a Node process and resolves with its port once its output names it; the rest of its output is dropped. */
-function start(script, env, nodeArgs = []) {
-  const child = spawn(process.execPath, [...nodeArgs, script], {
-    env: { PATH: process.env.PATH, ...env },
-    stdio: ['ignore', 'pipe', 'inherit'],
+/**
+ * Starts Quire on a port of our choosing and resolves once `/ready` answers. Its log goes to /dev/null, as Parse's
+ * does: a pipe to this process could fill while the bench is busy and stall the server's synchronous log writes.
+ */
+async function start(env, nodeArgs = []) {
+  const port = await freePort()
+  const child = spawn(process.execPath, [...nodeArgs, GATEWAY], {
+    env: { PATH: process.env.PATH, ...env, QUIRE_PORT: String(port) },
+    stdio: ['ignore', 'ignore', 'inherit'],
   })
   children.add(child)
-  return new Promise((resolve, reject) => {
-    child.once('exit', (code) => reject(new Error(`${script} exited with ${code}`)))
-    const lines = createInterface({ input: child.stdout })
-    lines.on('line', (line) => {
-      const match = /listening (?:at http:\/\/127\.0\.0\.1:)?(\d+)/i.exec(line)
-      if (!match) return
-      lines.close()
-      child.stdout.resume()
-      resolve({ child, url: `http://127.0.0.1:${match[1]}` })
-    })
-  })
+  const url = `http://127.0.0.1:${port}`
+  for (;;) {
+    if (child.exitCode !== null) throw new Error(`the server exited with ${child.exitCode}`)
+    try {
+      if ((await fetch(`${url}/ready`)).ok) return { child, url }
+    } catch {}
+    await sleep(100)
+  }
 }
 
 async function stop(child) {
@@ -154,7 +154,6 @@ async function call(url, method, path, headers, body) {
 function quire(label, { dataDir = mkdtempSync(join(tmpdir(), 'quire-bench-')), extraEnv = {} } = {}) {
   const env = {
     QUIRE_HOST: '127.0.0.1',
-    QUIRE_PORT: '0',
     QUIRE_LOG_LEVEL: 'info',
     QUIRE_ADMIN_PASSWORD: ADMIN.password,
     ...extraEnv,
@@ -168,7 +167,7 @@ function quire(label, { dataDir = mkdtempSync(join(tmpdir(), 'quire-bench-')), e
     async start({ cold = true, nodeArgs } = {}) {
       await stop(target.child)
       if (cold) dropPageCache()
-      Object.assign(target, await start(GATEWAY, env, nodeArgs))
+      Object.assign(target, await start(env, nodeArgs))
       const { data } = await call(target.url, 'POST', '/auth/login', {}, ADMIN)
       target.headers = { authorization: `Bearer ${data.accessToken}`, 'environment-id': 'default' }
     },
