@@ -15,8 +15,8 @@ let stdout: (pino.DestinationStream & { flushSync(): void }) | undefined
  */
 export function stdoutDestination(): LogDestination {
   if (!stdout) {
-    // sonic-boom measures the pending chunk's UTF-8 length on every line, flattening it: chunks of 4 KiB instead
-    // of 16 KiB cost ~1 µs a line instead of ~2.5 µs under load (one write per chunk, ~20 lines each).
+    // sonic-boom measures the pending chunk's UTF-8 length on every line, flattening it: smaller chunks cost less
+    // than half as much per line under load, and still carry many lines per write.
     const destination = pino.destination({ dest: 1, sync: false, maxWrite: 4096 })
     process.once('exit', () => destination.flushSync())
     stdout = destination
