@@ -108,3 +108,5 @@ export const headers = (token: string, environmentId?: string): Record<string, s
   environmentId
     ? { authorization: `Bearer ${token}`, 'environment-id': environmentId }
     : { authorization: `Bearer ${token}` }
+
+export { installPacked } from './pack.js'
