@@ -1,6 +1,8 @@
 import { useEffect, useState } from 'preact/hooks'
-import { call, environment, session, whenUnauthorized, type Session } from './api.js'
+import { call, environment, session, whenExpired, type Session } from './api.js'
+import { RoleContext, useOwnRole } from './role.js'
 import { Link, navigate, usePath } from './router.js'
+import { Account } from './views/account.js'
 import { ActionRuns } from './views/actions.js'
 import { Definitions, DefinitionEdit } from './views/definitions.js'
 import { DocumentEditor } from './views/document.js'
@@ -73,6 +75,7 @@ function View({ path }: { path: string }) {
   if (area === 'users' && a) return <UserDetail userId={a} />
   if (area === 'users') return <Users />
   if (area === 'packages') return <Packages />
+  if (area === 'account') return <Account />
   if (!area) return <Home />
   return (
     <section>
@@ -86,64 +89,68 @@ function View({ path }: { path: string }) {
 
 export function App() {
   const [current, setCurrent] = useState<Session | null>(session.get)
+  const [expired, setExpired] = useState(false)
   const [env, setEnv] = useState(environment.get)
   const path = usePath()
-  useEffect(() => {
-    whenUnauthorized(() => {
-      session.set(null)
-      setCurrent(null)
-    })
-  }, [])
+  // The session is shared by the browser's tabs: a sign-in or sign-out in one is seen by all.
+  useEffect(() => session.subscribe(setCurrent), [])
+  useEffect(() => whenExpired(() => setExpired(true)), [])
+  const role = useOwnRole(current?.userId, env)
 
-  if (!current) {
-    return (
-      <Login
-        onSignedIn={(value) => {
-          session.set(value)
-          setCurrent(value)
-          setEnv(environment.get())
-        }}
-      />
-    )
+  const signedIn = (value: Session) => {
+    // Another account in the same tab must not see the previous one's page.
+    if (current && current.userId !== value.userId) navigate('/')
+    session.set(value)
+    setExpired(false)
+    setEnv(environment.get())
   }
+  if (!current && !expired) return <Login onSignedIn={signedIn} />
   const switchTo = (id: string) => {
     environment.set(id)
     setEnv(id)
   }
   const signOut = () => {
+    const ending = session.get()
     session.set(null)
-    setCurrent(null)
     navigate('/')
+    // Ends the session on the server: its refresh token stops working.
+    if (ending) void call('POST', '/auth/sessions/logout', { refreshToken: ending.refreshToken }).catch(() => {})
   }
   const active = (prefix: string) => (path.startsWith(prefix) ? 'active' : '')
   return (
-    <div class="shell">
-      <a class="skip" href="#main">
-        Skip to content
-      </a>
-      <header>
-        <Link href="/" class="brand">
-          Quire
-        </Link>
-        <nav aria-label="Main">
-          <Link href="/definitions" class={active('/definitions')}>
-            Definitions
+    <RoleContext.Provider value={role}>
+      <div class="shell" inert={expired}>
+        <a class="skip" href="#main">
+          Skip to content
+        </a>
+        <header>
+          <Link href="/" class="brand">
+            Quire
           </Link>
-          <Link href="/users" class={active('/users')}>
-            Users
-          </Link>
-          <Link href="/packages" class={active('/packages')}>
-            Packages
-          </Link>
-        </nav>
-        <EnvironmentSwitcher value={env} onChange={switchTo} />
-        <button type="button" onClick={signOut}>
-          Sign out
-        </button>
-      </header>
-      <main id="main" tabIndex={-1}>
-        {env ? <View key={env} path={path} /> : <p>Choose an environment to start.</p>}
-      </main>
-    </div>
+          <nav aria-label="Main">
+            <Link href="/definitions" class={active('/definitions')}>
+              Definitions
+            </Link>
+            <Link href="/users" class={active('/users')}>
+              Users
+            </Link>
+            <Link href="/packages" class={active('/packages')}>
+              Packages
+            </Link>
+            <Link href="/account" class={active('/account')}>
+              Account
+            </Link>
+          </nav>
+          <EnvironmentSwitcher value={env} onChange={switchTo} />
+          <button type="button" onClick={signOut}>
+            Sign out
+          </button>
+        </header>
+        <main id="main" tabIndex={-1}>
+          {env ? <View key={env} path={path} /> : <p>Choose an environment to start.</p>}
+        </main>
+      </div>
+      {expired && <Login expired onSignedIn={signedIn} />}
+    </RoleContext.Provider>
   )
 }

@@ -44,11 +44,14 @@ export function useAction() {
 export const messageOf = (error: unknown): string =>
   error instanceof ApiError ? error.userDescription : error instanceof Error ? error.message : String(error)
 
+/** The API's plain sentence, and below it the technical reason when it says more (which field, which rule). */
 export function ErrorText({ error }: { error: unknown }) {
   if (!error) return null
+  const reason = error instanceof ApiError ? error.reason : ''
   return (
     <p class="error" role="alert">
       {messageOf(error)}
+      {reason && <small class="reason">{reason}</small>}
     </p>
   )
 }

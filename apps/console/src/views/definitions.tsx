@@ -1,5 +1,6 @@
 import { useEffect, useState } from 'preact/hooks'
 import { ApiError, call, q } from '../api.js'
+import { useRole } from '../role.js'
 import { Link, navigate } from '../router.js'
 import { ConfirmButton, ErrorText, Notice, parseJson, useAction, useLoad } from '../ui.js'
 import { ActionsEditor, type Action } from './actions.js'
@@ -19,6 +20,7 @@ const declared = (indexes: Definition['indexes']) => indexes?.map(({ state: _sta
 
 /** The list, with create, copy and delete (deleting one that holds documents asks again, then sends `force`). */
 export function Definitions() {
+  const role = useRole()
   const list = useLoad(() => call<Definition[]>('GET', '/api/v2/document-definitions?limit=800'), [])
   const action = useAction()
   const [notice, setNotice] = useState('')
@@ -103,18 +105,22 @@ export function Definitions() {
                 <td>{definition.label}</td>
                 <td>{Object.keys(definition.fields ?? {}).join(', ')}</td>
                 <td class="actions">
-                  <Link href={`/definitions/${q(definition._id)}`} class="button">
-                    Edit
-                  </Link>
-                  <button type="button" onClick={() => copy(definition)}>
-                    Copy
-                  </button>
-                  <ConfirmButton
-                    label="Delete"
-                    danger
-                    question={`Delete ${definition.name}?`}
-                    onConfirm={() => remove(definition, false)}
-                  />
+                  {role.administrator && (
+                    <>
+                      <Link href={`/definitions/${q(definition._id)}`} class="button">
+                        Edit
+                      </Link>
+                      <button type="button" onClick={() => copy(definition)}>
+                        Copy
+                      </button>
+                      <ConfirmButton
+                        label="Delete"
+                        danger
+                        question={`Delete ${definition.name}?`}
+                        onConfirm={() => remove(definition, false)}
+                      />
+                    </>
+                  )}
                 </td>
               </tr>
             ))}
@@ -122,30 +128,32 @@ export function Definitions() {
         </table>
       </div>
       {list.value?.length === 0 && <p>No definitions yet.</p>}
-      <form class="panel" onSubmit={create}>
-        <h2>New definition</h2>
-        <label>
-          Name
-          <input name="name" required value={name} onInput={(e) => setName(e.currentTarget.value)} />
-        </label>
-        <label>
-          Label
-          <input name="label" value={label} onInput={(e) => setLabel(e.currentTarget.value)} />
-        </label>
-        <label>
-          Fields (JSON, optional)
-          <textarea
-            name="fields"
-            rows={4}
-            placeholder='{"title": {"type": "string", "required": true}}'
-            value={fields}
-            onInput={(e) => setFields(e.currentTarget.value)}
-          />
-        </label>
-        <button type="submit" disabled={action.busy}>
-          Create definition
-        </button>
-      </form>
+      {role.administrator && (
+        <form class="panel" onSubmit={create}>
+          <h2>New definition</h2>
+          <label>
+            Name
+            <input name="name" required value={name} onInput={(e) => setName(e.currentTarget.value)} />
+          </label>
+          <label>
+            Label
+            <input name="label" value={label} onInput={(e) => setLabel(e.currentTarget.value)} />
+          </label>
+          <label>
+            Fields (JSON, optional)
+            <textarea
+              name="fields"
+              rows={4}
+              placeholder='{"title": {"type": "string", "required": true}}'
+              value={fields}
+              onInput={(e) => setFields(e.currentTarget.value)}
+            />
+          </label>
+          <button type="submit" disabled={action.busy}>
+            Create definition
+          </button>
+        </form>
+      )}
     </section>
   )
 }

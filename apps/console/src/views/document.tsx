@@ -7,9 +7,17 @@ import { Attachments } from './attachments.js'
 import type { Definition } from './definitions.js'
 import type { Doc } from './documents.js'
 
-/** What a client writes: everything but the system fields (`_…`) and externalId, which has its own input. */
-function editable(document: Doc): Record<string, unknown> {
-  return Object.fromEntries(Object.entries(document).filter(([key]) => !key.startsWith('_') && key !== 'externalId'))
+/**
+ * What a client writes: everything but the system fields (`_…`), externalId (its own input) and the attachment
+ * fields, whose metadata describes stored files: the attachments panel manages them, and saving sends them back
+ * as they are.
+ */
+function editable(document: Doc, attachmentFields: readonly string[]): Record<string, unknown> {
+  return Object.fromEntries(
+    Object.entries(document).filter(
+      ([key]) => !key.startsWith('_') && key !== 'externalId' && !attachmentFields.includes(key),
+    ),
+  )
 }
 
 /** Which field a validation error names: the API's description reads `body/price: Expected number`. */
@@ -35,14 +43,16 @@ export function DocumentEditor({ dd, id }: { dd: string; id: string }) {
   const [saved, setSaved] = useState(false)
   const action = useAction()
 
+  const declared = Object.entries(definition.value?.fields ?? {})
+  const attachmentFields = declared.filter(([, spec]) => spec.type === 'attachment').map(([name]) => name)
   const show = (value: Doc) => {
     setDoc(value)
-    setText(JSON.stringify(editable(value), null, 2))
+    setText(JSON.stringify(editable(value, attachmentFields), null, 2))
     setExternalId(value.externalId ?? '')
   }
   useEffect(() => {
-    if (loaded.value) show(loaded.value)
-  }, [loaded.value])
+    if (loaded.value && definition.value) show(loaded.value)
+  }, [loaded.value, definition.value])
 
   const save = (event: Event) => {
     event.preventDefault()
@@ -58,6 +68,7 @@ export function DocumentEditor({ dd, id }: { dd: string; id: string }) {
         throw new Error('The document must be a JSON object')
       }
       if (externalId) body.externalId = externalId
+      for (const name of attachmentFields) if (doc?.[name] !== undefined) body[name] = doc[name]
       if (isNew) {
         const created = await call<Doc>('POST', `${core}/new`, body)
         navigate(`/definitions/${q(dd)}/documents/${q(created._id)}`)
@@ -73,7 +84,6 @@ export function DocumentEditor({ dd, id }: { dd: string; id: string }) {
       navigate(`/definitions/${q(dd)}/documents`)
     })
 
-  const declared = Object.entries(definition.value?.fields ?? {})
   const badField = fieldOf(action.error)
   const fieldError = (name: string) =>
     badField === name ? (
@@ -85,6 +95,7 @@ export function DocumentEditor({ dd, id }: { dd: string; id: string }) {
   const shownBeside = badField === 'externalId' || declared.some(([name]) => name === badField)
 
   if (loaded.error) return <ErrorText error={loaded.error} />
+  if (definition.error) return <ErrorText error={definition.error} />
   if (!isNew && !doc) return <p>Loading…</p>
   return (
     <section>
@@ -116,6 +127,12 @@ export function DocumentEditor({ dd, id }: { dd: string; id: string }) {
               onInput={(e) => setText(e.currentTarget.value)}
             />
           </label>
+          {attachmentFields.length > 0 && (
+            <p class="hint">
+              Attachment fields ({attachmentFields.join(', ')}) are managed under Attachments: their metadata describes
+              the stored files and is read-only.
+            </p>
+          )}
           <ErrorText error={action.error} />
           {badField && !shownBeside && (
             <p class="field-error" id={`error-${badField}`}>
@@ -166,12 +183,7 @@ export function DocumentEditor({ dd, id }: { dd: string; id: string }) {
             actions={definition.value?.actions ?? []}
             onRan={async () => show(await raw<Doc>('GET', `${core}/${q(doc._id)}`))}
           />
-          <Attachments
-            dd={dd}
-            document={doc}
-            declared={declared.filter(([, spec]) => spec.type === 'attachment').map(([name]) => name)}
-            onChange={show}
-          />
+          <Attachments dd={dd} document={doc} declared={attachmentFields} onChange={show} />
         </>
       )}
     </section>
