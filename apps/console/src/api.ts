@@ -112,7 +112,7 @@ export function toError(status: number, body: unknown): ApiError {
 }
 
 /** A body that is not the API's JSON (a proxy's HTML error page): said plainly, never `Unexpected token '<'`. */
-export function parseAnswer(status: number, text: string): unknown {
+function parseAnswer(status: number, text: string): unknown {
   if (!text) return null
   try {
     return JSON.parse(text)
@@ -141,7 +141,7 @@ let renewing: Promise<boolean> | null = null
  * Gets the next access token with the refresh token; true when the session is good now. One renewal at a time
  * in this browser (a Web Lock across tabs): a tab that waited finds the token another tab already renewed.
  */
-export function renew(staleToken: string | undefined): Promise<boolean> {
+function renew(staleToken: string | undefined): Promise<boolean> {
   renewing ??= (async () => {
     const work = async (): Promise<boolean> => {
       const current = session.get()

@@ -2,6 +2,7 @@ import { useEffect, useState } from 'preact/hooks'
 import { call, environment, session, whenExpired, type Session } from './api.js'
 import { RoleContext, useOwnRole } from './role.js'
 import { Link, navigate, usePath } from './router.js'
+import { Title } from './ui.js'
 import { Account } from './views/account.js'
 import { ActionRuns } from './views/actions.js'
 import { Definitions, DefinitionEdit } from './views/definitions.js'
@@ -79,7 +80,7 @@ function View({ path }: { path: string }) {
   if (!area) return <Home />
   return (
     <section>
-      <h1>Not found</h1>
+      <Title text="Not found" />
       <p>
         Nothing at this address. <Link href="/">Home</Link>
       </p>

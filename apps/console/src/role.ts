@@ -3,7 +3,7 @@ import { useContext, useEffect, useState } from 'preact/hooks'
 import { call, q } from './api.js'
 
 /** What the signed-in user may do in the current environment: the console offers only that. */
-export interface Role {
+interface Role {
   administrator: boolean
   superAdministrator: boolean
 }

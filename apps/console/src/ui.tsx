@@ -111,3 +111,11 @@ export const formatBytes = (size: number): string =>
     : size < 1024 ** 2
       ? `${(size / 1024).toFixed(1)} kB`
       : `${(size / 1024 ** 2).toFixed(1)} MB`
+
+/** The page's heading, and the tab's title after it: each page tells which it is in the history and tab bar. */
+export function Title({ text }: { text: string }) {
+  useEffect(() => {
+    document.title = `${text} · Quire`
+  }, [text])
+  return <h1>{text}</h1>
+}

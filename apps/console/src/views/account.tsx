@@ -1,7 +1,7 @@
 import { useState } from 'preact/hooks'
 import { call, q, session, toSession, type SessionAnswer } from '../api.js'
 import { navigate } from '../router.js'
-import { ConfirmButton, ErrorText, Notice, useAction, useLoad } from '../ui.js'
+import { ConfirmButton, ErrorText, Notice, Title, useAction, useLoad } from '../ui.js'
 
 interface Own {
   username?: string
@@ -40,7 +40,7 @@ export function Account() {
 
   return (
     <section>
-      <h1>Your account</h1>
+      <Title text="Your account" />
       <p>
         Signed in as <strong data-testid="signed-in-as">{username}</strong>
       </p>

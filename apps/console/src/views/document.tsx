@@ -1,11 +1,12 @@
 import { useEffect, useState } from 'preact/hooks'
 import { ApiError, call, q, raw } from '../api.js'
-import { Link, navigate } from '../router.js'
-import { ConfirmButton, ErrorText, messageOf, useAction, useLoad } from '../ui.js'
+import { guardLeaving, Link, navigate } from '../router.js'
+import { ConfirmButton, ErrorText, messageOf, Title, useAction, useLoad } from '../ui.js'
 import { ManualActions } from './actions.js'
 import { Attachments } from './attachments.js'
 import type { Definition } from './definitions.js'
 import type { Doc } from './documents.js'
+import { DocumentForm } from './form.js'
 
 /**
  * What a client writes: everything but the system fields (`_…`), externalId (its own input) and the attachment
@@ -18,6 +19,16 @@ function editable(document: Doc, attachmentFields: readonly string[]): Record<st
       ([key]) => !key.startsWith('_') && key !== 'externalId' && !attachmentFields.includes(key),
     ),
   )
+}
+
+/** The JSON text as an object, or null while it does not parse to one (the form waits for the JSON view). */
+function parseObject(text: string): Record<string, unknown> | null {
+  try {
+    const value: unknown = JSON.parse(text)
+    return value && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : null
+  } catch {
+    return null
+  }
 }
 
 /** Which field a validation error names: the API's description reads `body/price: Expected number`. */
@@ -38,18 +49,37 @@ export function DocumentEditor({ dd, id }: { dd: string; id: string }) {
   const definition = useLoad(() => call<Definition>('GET', `/api/v2/document-definitions/${q(dd)}`), [dd])
   const loaded = useLoad(() => (isNew ? Promise.resolve(null) : raw<Doc>('GET', `${core}/${q(id)}`)), [dd, id])
   const [doc, setDoc] = useState<Doc | null>(null)
-  const [text, setText] = useState('{\n}')
+  const [text, setText] = useState('{}')
   const [externalId, setExternalId] = useState('')
+  // What was last loaded or saved: the edit is unsaved while the text or externalId differ from it.
+  const [baseline, setBaseline] = useState({ text: '{}', externalId: '' })
   const [saved, setSaved] = useState(false)
   const action = useAction()
 
   const declared = Object.entries(definition.value?.fields ?? {})
   const attachmentFields = declared.filter(([, spec]) => spec.type === 'attachment').map(([name]) => name)
   const show = (value: Doc) => {
+    const shown = JSON.stringify(editable(value, attachmentFields), null, 2)
     setDoc(value)
-    setText(JSON.stringify(editable(value, attachmentFields), null, 2))
+    setText(shown)
     setExternalId(value.externalId ?? '')
+    setBaseline({ text: shown, externalId: value.externalId ?? '' })
   }
+  const dirty = text !== baseline.text || externalId !== baseline.externalId
+  useEffect(() => {
+    if (!dirty) return
+    const ask = (event: BeforeUnloadEvent) => event.preventDefault()
+    addEventListener('beforeunload', ask)
+    guardLeaving(() => confirm('Leave this document without saving your changes?'))
+    return () => {
+      removeEventListener('beforeunload', ask)
+      guardLeaving(null)
+    }
+  }, [dirty])
+  const parsed = parseObject(text)
+  const formValue = { ...parsed, ...Object.fromEntries(attachmentFields.map((name) => [name, doc?.[name]])) }
+  const setFromForm = (next: Record<string, unknown>) =>
+    setText(JSON.stringify(editable(next as Doc, attachmentFields), null, 2))
   useEffect(() => {
     if (loaded.value && definition.value) show(loaded.value)
   }, [loaded.value, definition.value])
@@ -71,7 +101,8 @@ export function DocumentEditor({ dd, id }: { dd: string; id: string }) {
       for (const name of attachmentFields) if (doc?.[name] !== undefined) body[name] = doc[name]
       if (isNew) {
         const created = await call<Doc>('POST', `${core}/new`, body)
-        navigate(`/definitions/${q(dd)}/documents/${q(created._id)}`)
+        setBaseline({ text, externalId })
+        navigate(`/definitions/${q(dd)}/documents/${q(created._id)}`, { force: true })
         return
       }
       show(await call<Doc>('PUT', `${core}/${q(doc?._id ?? id)}`, body))
@@ -81,7 +112,7 @@ export function DocumentEditor({ dd, id }: { dd: string; id: string }) {
   const remove = () =>
     action.run(async () => {
       await call('DELETE', `${core}/${q(doc?._id ?? id)}`)
-      navigate(`/definitions/${q(dd)}/documents`)
+      navigate(`/definitions/${q(dd)}/documents`, { force: true })
     })
 
   const badField = fieldOf(action.error)
@@ -102,7 +133,7 @@ export function DocumentEditor({ dd, id }: { dd: string; id: string }) {
       <p>
         <Link href={`/definitions/${q(dd)}/documents`}>← Documents of {dd}</Link>
       </p>
-      <h1>{isNew ? `New document in ${dd}` : `Document ${doc?._id}`}</h1>
+      <Title text={isNew ? `New document in ${dd}` : `Document ${doc?._id}`} />
       <div class="editor">
         <form class="panel" onSubmit={save}>
           <label>
@@ -116,17 +147,18 @@ export function DocumentEditor({ dd, id }: { dd: string; id: string }) {
             />
             {fieldError('externalId')}
           </label>
-          <label>
-            Fields (JSON)
-            <textarea
-              name="document"
-              rows={14}
-              spellcheck={false}
-              value={text}
-              aria-invalid={Boolean(badField && badField !== 'externalId')}
-              onInput={(e) => setText(e.currentTarget.value)}
-            />
-          </label>
+          {declared.length > 0 &&
+            (parsed ? (
+              <DocumentForm
+                declared={declared}
+                value={formValue}
+                onChange={setFromForm}
+                errorField={badField}
+                errorText={detailOf(action.error)}
+              />
+            ) : (
+              <p class="hint">The JSON does not parse to an object: fix it there to use the form again.</p>
+            ))}
           {attachmentFields.length > 0 && (
             <p class="hint">
               Attachment fields ({attachmentFields.join(', ')}) are managed under Attachments: their metadata describes
@@ -154,20 +186,21 @@ export function DocumentEditor({ dd, id }: { dd: string; id: string }) {
             )}
           </div>
         </form>
-        {declared.length > 0 && (
-          <aside class="panel" aria-label="Declared fields">
-            <h2>Declared fields</h2>
-            <ul class="declared">
-              {declared.map(([name, spec]) => (
-                <li key={name} data-field={name} class={badField === name ? 'invalid' : ''}>
-                  <code>{name}</code> {spec.type}
-                  {spec.required ? ', required' : ''}
-                  {fieldError(name)}
-                </li>
-              ))}
-            </ul>
-          </aside>
-        )}
+        <aside class="panel" aria-label="JSON">
+          <h2>JSON</h2>
+          <p class="hint">The same fields as the form, and any the definition does not declare.</p>
+          <label>
+            Fields (JSON)
+            <textarea
+              name="document"
+              rows={14}
+              spellcheck={false}
+              value={text}
+              aria-invalid={Boolean(badField && badField !== 'externalId')}
+              onInput={(e) => setText(e.currentTarget.value)}
+            />
+          </label>
+        </aside>
       </div>
       {doc && (
         <>

@@ -1,4 +1,4 @@
-import { useState } from 'preact/hooks'
+import { useEffect, useState } from 'preact/hooks'
 import { ApiError, call, toSession, type Session, type SessionAnswer } from '../api.js'
 import { ErrorText, useAction } from '../ui.js'
 
@@ -12,6 +12,9 @@ export function Login({ onSignedIn, expired }: { onSignedIn: (session: Session) 
   const [code, setCode] = useState('')
   const [needsCode, setNeedsCode] = useState(false)
   const action = useAction()
+  useEffect(() => {
+    if (!expired) document.title = 'Sign in · Quire'
+  }, [expired])
 
   const submit = (event: Event) => {
     event.preventDefault()

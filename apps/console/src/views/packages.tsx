@@ -1,7 +1,7 @@
 import { useState } from 'preact/hooks'
 import { call, q } from '../api.js'
 import { useRole } from '../role.js'
-import { ConfirmButton, ErrorText, Notice, useAction, useLoad } from '../ui.js'
+import { ConfirmButton, ErrorText, Notice, Title, useAction, useLoad } from '../ui.js'
 
 interface Version {
   _id: string
@@ -63,7 +63,7 @@ export function Packages() {
 
   return (
     <section>
-      <h1>Packages</h1>
+      <Title text="Packages" />
       {notice && <Notice>{notice}</Notice>}
       <ErrorText error={action.error} />
       {installed.value && <h2>Installed in this environment</h2>}

@@ -2,7 +2,7 @@ import { useEffect, useState } from 'preact/hooks'
 import { call, environment, q, raw, type Page } from '../api.js'
 import { useRole } from '../role.js'
 import { Link } from '../router.js'
-import { ConfirmButton, ErrorText, Notice, useAction, useLoad } from '../ui.js'
+import { ConfirmButton, ErrorText, Notice, Title, useAction, useLoad } from '../ui.js'
 
 interface Entry {
   name: string
@@ -75,7 +75,7 @@ export function Users() {
   const rows = page.value?.data ?? []
   return (
     <section>
-      <h1>Users</h1>
+      <Title text="Users" />
       <p>
         Active users in this environment: <strong data-testid="users-active">{active.value?.activeUsers ?? '…'}</strong>
       </p>
@@ -237,7 +237,7 @@ export function UserDetail({ userId }: { userId: string }) {
       <p>
         <Link href="/users">← Users</Link>
       </p>
-      <h1>User {user.username}</h1>
+      <Title text={`User ${user.username}`} />
       <p>
         {entry?.active ? 'Active' : 'Deactivated'} in {environment.get()}
         {user.isSuperAdministrator ? ' · super-administrator' : ''}
@@ -291,7 +291,7 @@ export function UserDetail({ userId }: { userId: string }) {
                 action.run(async () => {
                   const reset = await call<{ revokedLongLivedTokens: number }>('POST', '/auth/reset-2FA', { userId })
                   setNotice(
-                    `Two-factor authentication reset; ${reset.revokedLongLivedTokens} long-lived token(s) revoked.`,
+                    `Two-factor authentication reset. Long-lived tokens revoked: ${reset.revokedLongLivedTokens}.`,
                   )
                   tokens.reload()
                 })
