@@ -127,6 +127,19 @@ t.test('find one with the search box; sort by clicking a column', async (t) => {
   await page.locator('th[aria-sort="descending"]').waitFor()
   t.same(await prices(), ['Walden', 'Dune', 'Emma'], 'dearest first')
   t.equal(new URL(page.url()).searchParams.get('sort'), '{"price":-1}', 'the sort is in the address')
+
+  // The filter builder: field, operator, value, beside the JSON query.
+  await page.getByLabel('Filter field').selectOption('price')
+  await page.getByLabel('Operator').selectOption({ label: 'at least' })
+  await page.getByLabel('Value').fill('9')
+  await page.getByRole('button', { name: 'Add filter' }).click()
+  await page.getByText('Page 1 · 2 shown').waitFor()
+  t.same(await prices(), ['Walden', 'Dune'], 'price at least 9, still dearest first')
+  t.ok(new URL(page.url()).searchParams.get('filters'), 'the filters are in the address')
+  await page.reload()
+  await page.getByText('Page 1 · 2 shown').waitFor()
+  await page.getByRole('button', { name: 'Remove filter price at least 9' }).click()
+  await page.getByText('Page 1 · 3 shown').waitFor()
 })
 
 t.test('no Content-Security-Policy violation', async (t) => {

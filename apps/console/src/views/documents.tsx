@@ -3,6 +3,7 @@ import { call, q, raw, type Page } from '../api.js'
 import { Link, navigate } from '../router.js'
 import { ErrorText, parseJson, Title, useAction, useLoad } from '../ui.js'
 import type { Definition } from './definitions.js'
+import { describe, FilterBuilder, toFilter, type Condition } from './filters.js'
 
 export type Doc = Record<string, unknown> & { _id: string; externalId?: string }
 
@@ -50,6 +51,13 @@ export function Documents({ dd }: { dd: string }) {
   const [sort, setSort] = useState(initial.get('sort') ?? '')
   const [fields, setFields] = useState(initial.get('fields') ?? '')
   const [limit, setLimit] = useState(initial.get('limit') ?? '20')
+  const [conditions, setConditions] = useState<Condition[]>(() => {
+    try {
+      return JSON.parse(initial.get('filters') ?? '[]') as Condition[]
+    } catch {
+      return []
+    }
+  })
   const [page, setPage] = useState<Page<Doc> | null>(null)
   // Query strings of the pages before this one, for "Previous".
   const [trail, setTrail] = useState<string[]>([])
@@ -72,16 +80,17 @@ export function Documents({ dd }: { dd: string }) {
         .map(([name]) => name)
     : columns.filter((name) => name === 'externalId' || rows.some((row) => typeof row[name] === 'string'))
 
-  const firstPage = (sortText: string) => {
+  const declaredType = (field: string) => definition.value?.fields?.[field]?.type
+  const firstPage = (sortText: string, list: Condition[]) => {
     const params = new URLSearchParams({ limit: limit || '20' })
     const typed = parseJson('query', query)
     const words = search.trim()
-    const filter =
-      words && textFields.length > 0
-        ? typed === undefined
-          ? searchFilter(words, textFields)
-          : { $and: [typed, searchFilter(words, textFields)] }
-        : typed
+    const parts = [
+      ...(typed === undefined ? [] : [typed]),
+      ...(words && textFields.length > 0 ? [searchFilter(words, textFields)] : []),
+      ...list.map((condition) => toFilter(condition, declaredType(condition.field))),
+    ]
+    const filter = parts.length === 0 ? undefined : parts.length === 1 ? parts[0] : { $and: parts }
     if (filter !== undefined) params.set('query', JSON.stringify(filter))
     for (const [name, text] of [
       ['sort', sortText],
@@ -92,11 +101,18 @@ export function Documents({ dd }: { dd: string }) {
     }
     return params.toString()
   }
-  const apply = (event?: Event, sortText = sort) => {
+  const apply = (event?: Event, sortText = sort, list = conditions) => {
     event?.preventDefault()
     try {
-      load(firstPage(sortText), [])
-      const boxes = { search, query, sort: sortText, fields, limit: limit === '20' ? '' : limit }
+      load(firstPage(sortText, list), [])
+      const boxes = {
+        search,
+        query,
+        filters: list.length ? JSON.stringify(list) : '',
+        sort: sortText,
+        fields,
+        limit: limit === '20' ? '' : limit,
+      }
       const kept = new URLSearchParams(Object.entries(boxes).filter(([, value]) => value)).toString()
       history.replaceState(null, '', location.pathname + (kept ? `?${kept}` : ''))
     } catch (err) {
@@ -171,6 +187,39 @@ export function Documents({ dd }: { dd: string }) {
           New document
         </button>
       </form>
+      <div class="panel">
+        <FilterBuilder
+          fields={[
+            ...(definition.value?.fields ? Object.keys(definition.value.fields) : columns.slice(1)),
+            ...(definition.value?.fields ? ['externalId'] : []),
+          ]}
+          onAdd={(condition) => {
+            const next = [...conditions, condition]
+            setConditions(next)
+            apply(undefined, sort, next)
+          }}
+        />
+        {conditions.length > 0 && (
+          <ul class="conditions" aria-label="Filters">
+            {conditions.map((condition, i) => (
+              <li key={i}>
+                {describe(condition)}{' '}
+                <button
+                  type="button"
+                  aria-label={`Remove filter ${describe(condition)}`}
+                  onClick={() => {
+                    const next = conditions.filter((_, j) => j !== i)
+                    setConditions(next)
+                    apply(undefined, sort, next)
+                  }}
+                >
+                  ×
+                </button>
+              </li>
+            ))}
+          </ul>
+        )}
+      </div>
       <ErrorText error={action.error} />
       <div class="table-wrap">
         <table class="documents" aria-busy={action.busy}>
