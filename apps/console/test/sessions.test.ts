@@ -1,5 +1,5 @@
 import t from 'tap'
-import { start } from './helper.js'
+import { start, totp } from './helper.js'
 
 const c = await start(t)
 const { page } = c
@@ -126,6 +126,28 @@ t.test('own account: a short new password shows why; sign out everywhere', async
   await page.getByRole('button', { name: 'Yes' }).click()
   await page.getByRole('button', { name: 'Sign in' }).waitFor()
   t.equal((await refresh(refreshToken)).status, 401, 'the session ended on the server')
+})
+
+t.test('own account: turn on two-factor authentication, see the recovery codes once', async (t) => {
+  await c.signIn(page, 'nina', 'nina-password-2')
+  await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Account' }).click()
+  await page.getByRole('button', { name: 'Set up two-factor authentication' }).click()
+  const secret = (await page.getByTestId('totp-secret').textContent()) ?? ''
+  await page.getByLabel('Code from the app').fill('000000')
+  await page.getByLabel('Your password').fill('nina-password-2')
+  await page.getByRole('button', { name: 'Turn on two-factor authentication' }).click()
+  await page.getByRole('alert').waitFor()
+  t.equal(await page.getByTestId('recovery-codes').count(), 0, 'a wrong code turns nothing on')
+  await page.getByLabel('Code from the app').fill(totp(secret))
+  await page.getByRole('button', { name: 'Turn on two-factor authentication' }).click()
+  await page.getByTestId('recovery-codes').waitFor()
+  t.ok((await page.getByTestId('recovery-codes').locator('li').count()) > 0, 'recovery codes shown')
+  const login = await fetch(`${c.url}/auth/login`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ username: 'nina', password: 'nina-password-2' }),
+  })
+  t.equal(((await login.json()) as { error?: string }).error, 'two_factor_required', 'a sign-in now asks for a code')
 })
 
 t.test('no Content-Security-Policy violation on any page', async (t) => {

@@ -14,6 +14,9 @@ export function Account() {
   const action = useAction()
   const [notice, setNotice] = useState('')
   const [form, setForm] = useState({ password: '', newPassword: '' })
+  const [setup, setSetup] = useState<{ secret: string; uri: string } | null>(null)
+  const [enrol, setEnrol] = useState({ code: '', password: '' })
+  const [recoveryCodes, setRecoveryCodes] = useState<string[] | null>(null)
   const username = own.value?.username ?? userId
 
   const changePassword = (event: Event) => {
@@ -29,6 +32,20 @@ export function Account() {
       session.set(toSession(reopened))
       setForm({ password: '', newPassword: '' })
       setNotice('Password changed. Your other sessions and long-lived tokens were ended.')
+    })
+  }
+  const startTwoFactor = () =>
+    action.run(async () => {
+      setRecoveryCodes(null)
+      setSetup(await call<{ secret: string; uri: string }>('POST', '/auth/2fa/setup'))
+    })
+  const enableTwoFactor = (event: Event) => {
+    event.preventDefault()
+    action.run(async () => {
+      const enabled = await call<{ recoveryCodes: string[] }>('POST', '/auth/2fa/enable', enrol)
+      setSetup(null)
+      setEnrol({ code: '', password: '' })
+      setRecoveryCodes(enabled.recoveryCodes)
     })
   }
   const signOutEverywhere = () =>
@@ -74,6 +91,62 @@ export function Account() {
           Change password
         </button>
       </form>
+      <section class="panel" aria-labelledby="two-factor-title">
+        <h2 id="two-factor-title">Two-factor authentication</h2>
+        {recoveryCodes ? (
+          <div class="secret" role="status">
+            <p>
+              Two-factor authentication is on. Keep these recovery codes somewhere safe: each signs in once without the
+              app, and they are shown only now.
+            </p>
+            <ul data-testid="recovery-codes">
+              {recoveryCodes.map((code) => (
+                <li key={code}>
+                  <code>{code}</code>
+                </li>
+              ))}
+            </ul>
+          </div>
+        ) : setup ? (
+          <form onSubmit={enableTwoFactor}>
+            <p>
+              Add this key to your authenticator app (or open the link on the phone that has it), then enter the code it
+              shows.
+            </p>
+            <p>
+              Key: <code data-testid="totp-secret">{setup.secret}</code> ·{' '}
+              <a href={setup.uri}>open in the authenticator app</a>
+            </p>
+            <label>
+              Code from the app
+              <input
+                inputMode="numeric"
+                autocomplete="one-time-code"
+                required
+                value={enrol.code}
+                onInput={(e) => setEnrol({ ...enrol, code: e.currentTarget.value })}
+              />
+            </label>
+            <label>
+              Your password
+              <input
+                type="password"
+                autocomplete="current-password"
+                required
+                value={enrol.password}
+                onInput={(e) => setEnrol({ ...enrol, password: e.currentTarget.value })}
+              />
+            </label>
+            <button type="submit" disabled={action.busy}>
+              Turn on two-factor authentication
+            </button>
+          </form>
+        ) : (
+          <button type="button" onClick={startTwoFactor}>
+            Set up two-factor authentication
+          </button>
+        )}
+      </section>
       <div class="panel">
         <h2>Sessions</h2>
         <p>Signing out everywhere ends this browser's session and every other one at once.</p>
