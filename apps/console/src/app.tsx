@@ -11,6 +11,7 @@ import { Documents } from './views/documents.js'
 import { Home } from './views/home.js'
 import { Login } from './views/login.js'
 import { Packages } from './views/packages.js'
+import { ResetPassword } from './views/reset-password.js'
 import { UserDetail, Users } from './views/users.js'
 
 interface EnvironmentRecord {
@@ -105,7 +106,7 @@ export function App() {
     setExpired(false)
     setEnv(environment.get())
   }
-  if (!current && !expired) return <Login onSignedIn={signedIn} />
+  if (!current && !expired) return path === '/reset-password' ? <ResetPassword /> : <Login onSignedIn={signedIn} />
   const switchTo = (id: string) => {
     environment.set(id)
     setEnv(id)

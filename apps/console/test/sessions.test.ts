@@ -150,6 +150,25 @@ t.test('own account: turn on two-factor authentication, see the recovery codes o
   t.equal(((await login.json()) as { error?: string }).error, 'two_factor_required', 'a sign-in now asks for a code')
 })
 
+t.test('a forgotten password: ask for the mail, then a token that does not work says so', async (t) => {
+  const context = await c.browser.newContext({ baseURL: c.url })
+  t.teardown(() => context.close())
+  const other = await context.newPage()
+  await other.goto('/console/')
+  await other.getByRole('link', { name: 'Forgot your password?' }).click()
+  await other.getByRole('heading', { name: 'Reset your password' }).waitFor()
+  t.equal(await other.title(), 'Reset password · Quire')
+  await other.getByLabel('Username or e-mail').fill('nina')
+  await other.getByRole('button', { name: 'Mail me a reset token' }).click()
+  await other.getByText('If an account matches').waitFor()
+  await other.goto(`/console/reset-password?token=${'x'.repeat(32)}`)
+  t.equal(await other.getByLabel('Reset token from the mail').inputValue(), 'x'.repeat(32), 'the link fills the token')
+  await other.getByLabel('New password').fill('nina-password-3')
+  await other.getByRole('button', { name: 'Set the new password' }).click()
+  await other.getByRole('alert').waitFor()
+  t.match(await other.getByRole('alert').textContent(), /no longer works/)
+})
+
 t.test('no Content-Security-Policy violation on any page', async (t) => {
   t.same(c.cspViolations, [])
 })

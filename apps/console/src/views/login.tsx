@@ -1,5 +1,6 @@
 import { useEffect, useState } from 'preact/hooks'
 import { ApiError, call, toSession, type Session, type SessionAnswer } from '../api.js'
+import { Link } from '../router.js'
 import { ErrorText, useAction } from '../ui.js'
 
 /**
@@ -95,6 +96,9 @@ export function Login({ onSignedIn, expired }: { onSignedIn: (session: Session) 
     <main class="login">
       <h1>Quire console</h1>
       {form}
+      <p>
+        <Link href="/reset-password">Forgot your password?</Link>
+      </p>
     </main>
   )
 }
