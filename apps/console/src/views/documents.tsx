@@ -51,6 +51,7 @@ export function Documents({ dd }: { dd: string }) {
   const [sort, setSort] = useState(initial.get('sort') ?? '')
   const [fields, setFields] = useState(initial.get('fields') ?? '')
   const [limit, setLimit] = useState(initial.get('limit') ?? '20')
+  const [hidden, setHidden] = useState<string[]>(() => initial.get('hide')?.split(',').filter(Boolean) ?? [])
   const [conditions, setConditions] = useState<Condition[]>(() => {
     try {
       return JSON.parse(initial.get('filters') ?? '[]') as Condition[]
@@ -72,13 +73,29 @@ export function Documents({ dd }: { dd: string }) {
     })
 
   const rows = page?.data ?? []
-  const columns = columnsOf(rows)
+  const available = columnsOf(rows)
+  const columns = available.filter((name) => name === '_id' || !hidden.includes(name))
+  /** The address keeps what is shown (`replaceState`): a reload or a shared link shows the same. */
+  const keepInAddress = (boxes: Record<string, string>) => {
+    const params = new URLSearchParams(location.search)
+    for (const [name, value] of Object.entries(boxes)) {
+      if (value) params.set(name, value)
+      else params.delete(name)
+    }
+    const kept = params.toString()
+    history.replaceState(null, '', location.pathname + (kept ? `?${kept}` : ''))
+  }
+  const toggleColumn = (name: string, shown: boolean) => {
+    const next = shown ? hidden.filter((column) => column !== name) : [...hidden, name]
+    setHidden(next)
+    keepInAddress({ hide: next.join(',') })
+  }
   // Declared text fields; without declarations, the text columns of the page shown.
   const textFields = definition.value?.fields
     ? Object.entries(definition.value.fields)
         .filter(([, spec]) => spec.type === 'string')
         .map(([name]) => name)
-    : columns.filter((name) => name === 'externalId' || rows.some((row) => typeof row[name] === 'string'))
+    : available.filter((name) => name === 'externalId' || rows.some((row) => typeof row[name] === 'string'))
 
   const declaredType = (field: string) => definition.value?.fields?.[field]?.type
   const firstPage = (sortText: string, list: Condition[]) => {
@@ -113,8 +130,7 @@ export function Documents({ dd }: { dd: string }) {
         fields,
         limit: limit === '20' ? '' : limit,
       }
-      const kept = new URLSearchParams(Object.entries(boxes).filter(([, value]) => value)).toString()
-      history.replaceState(null, '', location.pathname + (kept ? `?${kept}` : ''))
+      keepInAddress(boxes)
     } catch (err) {
       action.setError(err)
     }
@@ -190,7 +206,7 @@ export function Documents({ dd }: { dd: string }) {
       <div class="panel">
         <FilterBuilder
           fields={[
-            ...(definition.value?.fields ? Object.keys(definition.value.fields) : columns.slice(1)),
+            ...(definition.value?.fields ? Object.keys(definition.value.fields) : available.slice(1)),
             ...(definition.value?.fields ? ['externalId'] : []),
           ]}
           onAdd={(condition) => {
@@ -220,6 +236,22 @@ export function Documents({ dd }: { dd: string }) {
           </ul>
         )}
       </div>
+      <details class="columns">
+        <summary>Columns</summary>
+        <fieldset>
+          <legend>Columns shown</legend>
+          {available.slice(1).map((name) => (
+            <label key={name} class="check">
+              <input
+                type="checkbox"
+                checked={!hidden.includes(name)}
+                onChange={(e) => toggleColumn(name, e.currentTarget.checked)}
+              />
+              {name}
+            </label>
+          ))}
+        </fieldset>
+      </details>
       <ErrorText error={action.error} />
       <div class="table-wrap">
         <table class="documents" aria-busy={action.busy}>
