@@ -1,24 +1,57 @@
 // The console's only door to Quire: the public HTTP API, same origin, relative paths. Works the same whether
 // the gateway mounts the services in-process or proxies them.
 
-const TOKEN = 'quire.console.token'
+const SESSION = 'quire.console.session'
 const ENVIRONMENT = 'quire.console.environment'
+/** Renew this long before the access token expires, so a call never races its expiry. */
+const RENEW_AHEAD_MS = 60_000
 
 export interface Session {
   token: string
   userId: string
+  refreshToken: string
+  /** Epoch ms when the access token expires. */
+  expiresAt: number
 }
 
+/** What `/auth/sessions` and `/auth/sessions/refresh` answer. */
+export interface SessionAnswer {
+  accessToken: string
+  userId: string
+  expiresIn: number
+  refreshToken: string
+}
+
+export const toSession = (answer: SessionAnswer): Session => ({
+  token: answer.accessToken,
+  userId: answer.userId,
+  refreshToken: answer.refreshToken,
+  expiresAt: Date.now() + answer.expiresIn * 1000,
+})
+
+const sessionListeners = new Set<(value: Session | null) => void>()
+
+/** In localStorage: every tab of the browser shares one session, and a renewal in one serves them all. */
 export const session = {
   get(): Session | null {
-    const raw = sessionStorage.getItem(TOKEN)
-    return raw ? (JSON.parse(raw) as Session) : null
+    const stored = localStorage.getItem(SESSION)
+    return stored ? (JSON.parse(stored) as Session) : null
   },
   set(value: Session | null) {
-    if (value) sessionStorage.setItem(TOKEN, JSON.stringify(value))
-    else sessionStorage.removeItem(TOKEN)
+    if (value) localStorage.setItem(SESSION, JSON.stringify(value))
+    else localStorage.removeItem(SESSION)
+    sessionListeners.forEach((listener) => listener(value))
+  },
+  /** Called on every change, this tab's or another's (`storage` events). */
+  subscribe(listener: (value: Session | null) => void): () => void {
+    sessionListeners.add(listener)
+    return () => sessionListeners.delete(listener)
   },
 }
+
+addEventListener('storage', (event) => {
+  if (event.key === SESSION || event.key === null) sessionListeners.forEach((listener) => listener(session.get()))
+})
 
 /** The environment is remembered across visits: it is what a user types when the API cannot list theirs. */
 export const environment = {
@@ -26,7 +59,7 @@ export const environment = {
   set: (value: string) => localStorage.setItem(ENVIRONMENT, value),
 }
 
-/** An answer with `status: "error"`: `userDescription` is what the console shows. */
+/** An answer with `status: "error"`: `userDescription` is what the console shows, `reason` why when known. */
 export class ApiError extends Error {
   constructor(
     readonly status: number,
@@ -35,6 +68,15 @@ export class ApiError extends Error {
     readonly userDescription: string,
   ) {
     super(userDescription || description || code)
+  }
+
+  /**
+   * The API's technical `description` where it says what to fix (which field, which rule) and the plain sentence
+   * does not: the catalogue's `userDescription` of a validation error is the same for every mistake.
+   */
+  get reason(): string {
+    const telling = this.status >= 400 && this.status < 500 && this.status !== 401
+    return telling && this.description !== this.userDescription ? this.description : ''
   }
 }
 
@@ -69,27 +111,105 @@ export function toError(status: number, body: unknown): ApiError {
   )
 }
 
-/** Signed-out listeners: a 401 on any call means the session is over. */
-const onUnauthorized = new Set<() => void>()
-export const whenUnauthorized = (listener: () => void) => onUnauthorized.add(listener)
+/** A body that is not the API's JSON (a proxy's HTML error page): said plainly, never `Unexpected token '<'`. */
+function parseAnswer(status: number, text: string): unknown {
+  if (!text) return null
+  try {
+    return JSON.parse(text)
+  } catch {
+    throw new ApiError(
+      status,
+      'not_the_api',
+      `HTTP ${status} with a body that is not JSON`,
+      status >= 500
+        ? `The server could not be reached properly (HTTP ${status}): something between you and Quire answered instead. Try again in a moment.`
+        : `The server answered HTTP ${status} with a page that is not Quire's: a proxy between you and Quire may be misconfigured.`,
+    )
+  }
+}
 
-async function send(method: string, path: string, body?: unknown): Promise<unknown> {
+/** Told when the session is over and could not be renewed: the page asks to sign in again in place. */
+const expiredListeners = new Set<() => void>()
+export const whenExpired = (listener: () => void) => {
+  expiredListeners.add(listener)
+  return () => expiredListeners.delete(listener)
+}
+
+let renewing: Promise<boolean> | null = null
+
+/**
+ * Gets the next access token with the refresh token; true when the session is good now. One renewal at a time
+ * in this browser (a Web Lock across tabs): a tab that waited finds the token another tab already renewed.
+ */
+function renew(staleToken: string | undefined): Promise<boolean> {
+  renewing ??= (async () => {
+    const work = async (): Promise<boolean> => {
+      const current = session.get()
+      if (!current) return false
+      if (current.token !== staleToken && current.expiresAt - Date.now() > RENEW_AHEAD_MS) return true
+      const res = await fetch('/auth/sessions/refresh', {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ refreshToken: current.refreshToken }),
+      })
+      if (res.ok) {
+        session.set(toSession(((await res.json()) as { data: SessionAnswer }).data))
+        return true
+      }
+      // Ended on the server (signed out everywhere, password changed) or lapsed: only a sign-in helps.
+      if (res.status === 401 || res.status === 400) {
+        session.set(null)
+        expiredListeners.forEach((listener) => listener())
+      }
+      return false
+    }
+    try {
+      return 'locks' in navigator ? await navigator.locks.request('quire.console.renew', work) : await work()
+    } catch {
+      return false
+    } finally {
+      renewing = null
+    }
+  })()
+  return renewing
+}
+
+let timer: ReturnType<typeof setTimeout> | undefined
+/** Renews ahead of the access token's expiry, in whichever tab's timer fires first. */
+function scheduleRenewal(value: Session | null) {
+  clearTimeout(timer)
+  if (!value) return
+  const delay = Math.max(value.expiresAt - Date.now() - RENEW_AHEAD_MS, 1000)
+  timer = setTimeout(() => {
+    void renew(value.token)
+  }, delay)
+}
+session.subscribe(scheduleRenewal)
+scheduleRenewal(session.get())
+
+async function send(method: string, path: string, body: unknown, retried = false): Promise<unknown> {
+  const sentWith = session.get()?.token
   const res = await fetch(path, {
     method,
     headers: headers(body === undefined ? {} : { 'content-type': 'application/json' }),
     body: body === undefined ? null : JSON.stringify(body),
   })
-  const text = await res.text()
-  const parsed: unknown = text ? JSON.parse(text) : null
+  const parsed = parseAnswer(res.status, await res.text())
   if (!res.ok) {
     const error = toError(res.status, parsed)
-    if (res.status === 401 && error.code === 'unauthorized' && !path.startsWith('/auth/')) {
-      onUnauthorized.forEach((listener) => listener())
+    // A 401 is either a session that ended or a refusal some routes answer as 401 (installations to a member):
+    // a renewal tells them apart. Once renewed, a second 401 is a refusal, shown as "not allowed".
+    if (res.status === 401 && sentWith && !path.startsWith('/auth/')) {
+      if (!retried && (await renew(sentWith))) return send(method, path, body, true)
+      if (retried) return Promise.reject(notAllowed(error))
     }
     throw error
   }
   return parsed
 }
+
+const notAllowed = (error: ApiError) =>
+  new ApiError(403, 'forbidden', error.description, 'You are not allowed to do this')
 
 /** `data` of an enveloped answer. */
 export async function call<T>(method: string, path: string, body?: unknown): Promise<T> {

@@ -1,6 +1,9 @@
 import { useEffect, useState } from 'preact/hooks'
-import { call, environment, session, whenUnauthorized, type Session } from './api.js'
+import { call, environment, session, whenExpired, type Session } from './api.js'
+import { RoleContext, useOwnRole } from './role.js'
 import { Link, navigate, usePath } from './router.js'
+import { Title } from './ui.js'
+import { Account } from './views/account.js'
 import { ActionRuns } from './views/actions.js'
 import { Definitions, DefinitionEdit } from './views/definitions.js'
 import { DocumentEditor } from './views/document.js'
@@ -8,6 +11,7 @@ import { Documents } from './views/documents.js'
 import { Home } from './views/home.js'
 import { Login } from './views/login.js'
 import { Packages } from './views/packages.js'
+import { ResetPassword } from './views/reset-password.js'
 import { UserDetail, Users } from './views/users.js'
 
 interface EnvironmentRecord {
@@ -73,10 +77,11 @@ function View({ path }: { path: string }) {
   if (area === 'users' && a) return <UserDetail userId={a} />
   if (area === 'users') return <Users />
   if (area === 'packages') return <Packages />
+  if (area === 'account') return <Account />
   if (!area) return <Home />
   return (
     <section>
-      <h1>Not found</h1>
+      <Title text="Not found" />
       <p>
         Nothing at this address. <Link href="/">Home</Link>
       </p>
@@ -86,64 +91,68 @@ function View({ path }: { path: string }) {
 
 export function App() {
   const [current, setCurrent] = useState<Session | null>(session.get)
+  const [expired, setExpired] = useState(false)
   const [env, setEnv] = useState(environment.get)
   const path = usePath()
-  useEffect(() => {
-    whenUnauthorized(() => {
-      session.set(null)
-      setCurrent(null)
-    })
-  }, [])
+  // The session is shared by the browser's tabs: a sign-in or sign-out in one is seen by all.
+  useEffect(() => session.subscribe(setCurrent), [])
+  useEffect(() => whenExpired(() => setExpired(true)), [])
+  const role = useOwnRole(current?.userId, env)
 
-  if (!current) {
-    return (
-      <Login
-        onSignedIn={(value) => {
-          session.set(value)
-          setCurrent(value)
-          setEnv(environment.get())
-        }}
-      />
-    )
+  const signedIn = (value: Session) => {
+    // Another account in the same tab must not see the previous one's page.
+    if (current && current.userId !== value.userId) navigate('/')
+    session.set(value)
+    setExpired(false)
+    setEnv(environment.get())
   }
+  if (!current && !expired) return path === '/reset-password' ? <ResetPassword /> : <Login onSignedIn={signedIn} />
   const switchTo = (id: string) => {
     environment.set(id)
     setEnv(id)
   }
   const signOut = () => {
+    const ending = session.get()
     session.set(null)
-    setCurrent(null)
     navigate('/')
+    // Ends the session on the server: its refresh token stops working.
+    if (ending) void call('POST', '/auth/sessions/logout', { refreshToken: ending.refreshToken }).catch(() => {})
   }
   const active = (prefix: string) => (path.startsWith(prefix) ? 'active' : '')
   return (
-    <div class="shell">
-      <a class="skip" href="#main">
-        Skip to content
-      </a>
-      <header>
-        <Link href="/" class="brand">
-          Quire
-        </Link>
-        <nav aria-label="Main">
-          <Link href="/definitions" class={active('/definitions')}>
-            Definitions
+    <RoleContext.Provider value={role}>
+      <div class="shell" inert={expired}>
+        <a class="skip" href="#main">
+          Skip to content
+        </a>
+        <header>
+          <Link href="/" class="brand">
+            Quire
           </Link>
-          <Link href="/users" class={active('/users')}>
-            Users
-          </Link>
-          <Link href="/packages" class={active('/packages')}>
-            Packages
-          </Link>
-        </nav>
-        <EnvironmentSwitcher value={env} onChange={switchTo} />
-        <button type="button" onClick={signOut}>
-          Sign out
-        </button>
-      </header>
-      <main id="main" tabIndex={-1}>
-        {env ? <View key={env} path={path} /> : <p>Choose an environment to start.</p>}
-      </main>
-    </div>
+          <nav aria-label="Main">
+            <Link href="/definitions" class={active('/definitions')}>
+              Definitions
+            </Link>
+            <Link href="/users" class={active('/users')}>
+              Users
+            </Link>
+            <Link href="/packages" class={active('/packages')}>
+              Packages
+            </Link>
+            <Link href="/account" class={active('/account')}>
+              Account
+            </Link>
+          </nav>
+          <EnvironmentSwitcher value={env} onChange={switchTo} />
+          <button type="button" onClick={signOut}>
+            Sign out
+          </button>
+        </header>
+        <main id="main" tabIndex={-1}>
+          {env ? <View key={env} path={path} /> : <p>Choose an environment to start.</p>}
+        </main>
+      </div>
+      {expired && <Login expired onSignedIn={signedIn} />}
+    </RoleContext.Provider>
   )
 }

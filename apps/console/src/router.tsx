@@ -6,7 +6,15 @@ const BASE = '/console'
 
 const current = () => location.pathname.replace(/^\/console\/?/, '/')
 
-export function navigate(path: string) {
+/** Asked before an in-app navigation leaves the page; false stays (an editor with unsaved changes). */
+let leaveGuard: (() => boolean) | null = null
+export function guardLeaving(guard: (() => boolean) | null) {
+  leaveGuard = guard
+}
+
+/** `force`: the page itself moves on (after a save), nothing to confirm. */
+export function navigate(path: string, { force = false } = {}) {
+  if (!force && leaveGuard && !leaveGuard()) return
   history.pushState(null, '', BASE + path)
   dispatchEvent(new PopStateEvent('popstate'))
 }

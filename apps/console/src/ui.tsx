@@ -44,11 +44,14 @@ export function useAction() {
 export const messageOf = (error: unknown): string =>
   error instanceof ApiError ? error.userDescription : error instanceof Error ? error.message : String(error)
 
+/** The API's plain sentence, and below it the technical reason when it says more (which field, which rule). */
 export function ErrorText({ error }: { error: unknown }) {
   if (!error) return null
+  const reason = error instanceof ApiError ? error.reason : ''
   return (
     <p class="error" role="alert">
       {messageOf(error)}
+      {reason && <small class="reason">{reason}</small>}
     </p>
   )
 }
@@ -108,3 +111,11 @@ export const formatBytes = (size: number): string =>
     : size < 1024 ** 2
       ? `${(size / 1024).toFixed(1)} kB`
       : `${(size / 1024 ** 2).toFixed(1)} MB`
+
+/** The page's heading, and the tab's title after it: each page tells which it is in the history and tab bar. */
+export function Title({ text }: { text: string }) {
+  useEffect(() => {
+    document.title = `${text} · Quire`
+  }, [text])
+  return <h1>{text}</h1>
+}

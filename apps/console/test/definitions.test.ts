@@ -11,6 +11,7 @@ t.test('create a definition with typed fields', async (t) => {
   await page.getByRole('link', { name: 'Definitions', exact: true }).click()
   await page.getByLabel('Name', { exact: true }).fill('books')
   await page.getByLabel('Label').fill('Books')
+  await page.getByText('Advanced: JSON').click()
   await page.getByLabel('Fields (JSON, optional)').fill('{"title": {"type": "string", "required": true}}')
   await page.getByRole('button', { name: 'Create definition' }).click()
   await row('books').waitFor()
@@ -28,6 +29,7 @@ t.test('a bad definition shows the API userDescription', async (t) => {
 t.test('edit fields and indexes', async (t) => {
   await row('books').getByRole('link', { name: 'Edit' }).click()
   await page.getByRole('heading', { name: 'Definition books' }).waitFor()
+  await page.getByText('Advanced: JSON').click()
   await page.getByLabel(/^Fields/).fill('{"title": {"type": "string", "required": true}, "price": {"type": "number"}}')
   await page.getByLabel(/^Indexes/).fill('[{"fields": {"price": -1}}]')
   await page.getByRole('button', { name: 'Save definition' }).click()

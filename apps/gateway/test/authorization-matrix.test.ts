@@ -129,6 +129,37 @@ const auth = (prefix: '/auth' | '/api/v2/auth'): Record<string, Row> => ({
       return { url: `${prefix}/login`, payload: { username: user?.username ?? '', password: PASSWORD } }
     },
   },
+  [`POST ${prefix}/sessions`]: {
+    access: 'public',
+    ok: 200,
+    request: async (w) => {
+      const userId = await w.newUser()
+      const [user] = (await w.setup({ url: `/api/v2/users/${userId}` }, 200)).data as { username: string }[]
+      return { url: `${prefix}/sessions`, payload: { username: user?.username ?? '', password: PASSWORD } }
+    },
+  },
+  [`POST ${prefix}/sessions/refresh`]: {
+    access: 'public',
+    ok: 200,
+    request: async (w) => {
+      const userId = await w.newUser()
+      const [user] = (await w.setup({ url: `/api/v2/users/${userId}` }, 200)).data as { username: string }[]
+      const opened = await w.setup(
+        { method: 'POST', url: `${prefix}/sessions`, payload: { username: user?.username ?? '', password: PASSWORD } },
+        200,
+      )
+      return {
+        url: `${prefix}/sessions/refresh`,
+        payload: { refreshToken: (opened.data as { refreshToken: string }).refreshToken },
+      }
+    },
+  },
+  // Unknown or not, a logout answers the same: no caller learns anything from it.
+  [`POST ${prefix}/sessions/logout`]: {
+    access: 'public',
+    ok: 200,
+    request: () => ({ url: `${prefix}/sessions/logout`, payload: { refreshToken: 'x'.repeat(43) } }),
+  },
   [`POST ${prefix}/reset-password`]: {
     access: 'public',
     ok: 200,

@@ -18,6 +18,7 @@ import { usersRepositoryPlugin } from './plugins/users-repository.js'
 import { authRoutes } from './routes/auth.js'
 import { environmentsRoutes } from './routes/environments.js'
 import { longLivedTokenRoutes } from './routes/long-lived-tokens.js'
+import { sessionsRoutes } from './routes/sessions.js'
 import { usersRoutes } from './routes/users.js'
 import { PREFIXES } from './service.js'
 
@@ -101,6 +102,9 @@ export const app: FastifyPluginAsync<UsersAppOptions> = async (fastify, options)
   const auth = { accessTokenTtl: config.QUIRE_ACCESS_TOKEN_TTL }
   await fastify.register(authRoutes, { ...auth, prefix: PREFIXES.auth })
   await fastify.register(authRoutes, { ...auth, prefix: PREFIXES.apiAuth })
+  for (const prefix of [PREFIXES.auth, PREFIXES.apiAuth]) {
+    await fastify.register(sessionsRoutes, { ...auth, store, now, prefix: `${prefix}/sessions` })
+  }
   await fastify.register(usersRoutes, { prefix: PREFIXES.users })
   await fastify.register(longLivedTokenRoutes, { prefix: PREFIXES.users })
   await fastify.register(environmentsRoutes, { prefix: PREFIXES.environments })

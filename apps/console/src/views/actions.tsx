@@ -2,7 +2,7 @@ import { Fragment } from 'preact'
 import { useEffect, useState } from 'preact/hooks'
 import { ApiError, call, q, raw, type Page } from '../api.js'
 import { Link } from '../router.js'
-import { ErrorText, Notice, messageOf, useAction } from '../ui.js'
+import { ErrorText, messageOf, Notice, Title, useAction } from '../ui.js'
 
 const TRIGGERS = [
   'manual',
@@ -222,7 +222,7 @@ export function ActionRuns({ dd }: { dd: string }) {
       <p>
         <Link href={`/definitions/${q(dd)}`}>← Definition {dd}</Link>
       </p>
-      <h1>Action runs of {dd}</h1>
+      <Title text={`Action runs of ${dd}`} />
       <form
         class="panel filters"
         onSubmit={(e) => {

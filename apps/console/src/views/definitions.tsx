@@ -1,44 +1,46 @@
 import { useEffect, useState } from 'preact/hooks'
 import { ApiError, call, q } from '../api.js'
+import { useRole } from '../role.js'
 import { Link, navigate } from '../router.js'
-import { ConfirmButton, ErrorText, Notice, parseJson, useAction, useLoad } from '../ui.js'
+import { ConfirmButton, ErrorText, Notice, Title, useAction, useLoad } from '../ui.js'
 import { ActionsEditor, type Action } from './actions.js'
+import { fromSchema, SchemaBuilder, toSchema, type FieldType, type Schema } from './schema.js'
 
 export interface Definition {
   _id: string
   name: string
   label?: string
-  fields?: Record<string, { type: string; required?: boolean }>
+  fields?: Record<string, { type: FieldType; required?: boolean }>
   indexes?: { fields: Record<string, 1 | -1>; unique?: boolean; state?: string }[]
   actions?: Action[]
 }
 
-const json = (value: unknown) => (value === undefined ? '' : JSON.stringify(value, null, 2))
-/** The API adds `state` to each index; it is not part of what a client declares. */
-const declared = (indexes: Definition['indexes']) => indexes?.map(({ state: _state, ...index }) => index)
+const EMPTY: Schema = { fields: [], indexes: [] }
 
 /** The list, with create, copy and delete (deleting one that holds documents asks again, then sends `force`). */
 export function Definitions() {
+  const role = useRole()
   const list = useLoad(() => call<Definition[]>('GET', '/api/v2/document-definitions?limit=800'), [])
   const action = useAction()
   const [notice, setNotice] = useState('')
   const [force, setForce] = useState<Definition | null>(null)
   const [name, setName] = useState('')
   const [label, setLabel] = useState('')
-  const [fields, setFields] = useState('')
+  const [schema, setSchema] = useState(EMPTY)
 
   const create = (event: Event) => {
     event.preventDefault()
     action.run(async () => {
-      const parsed = parseJson('Fields', fields)
+      const { fields, indexes } = fromSchema(schema)
       const created = await call<Definition>('POST', '/api/v2/document-definitions', {
         name,
         ...(label ? { label } : {}),
-        ...(parsed === undefined ? {} : { fields: parsed }),
+        ...(schema.fields.length > 0 ? { fields } : {}),
+        ...(indexes.length > 0 ? { indexes } : {}),
       })
       setName('')
       setLabel('')
-      setFields('')
+      setSchema(EMPTY)
       setNotice(`Created ${created.name}`)
       list.reload()
     })
@@ -68,7 +70,7 @@ export function Definitions() {
 
   return (
     <section>
-      <h1>Definitions</h1>
+      <Title text="Definitions" />
       {notice && <Notice>{notice}</Notice>}
       <ErrorText error={list.error ?? action.error} />
       {force && (
@@ -103,18 +105,22 @@ export function Definitions() {
                 <td>{definition.label}</td>
                 <td>{Object.keys(definition.fields ?? {}).join(', ')}</td>
                 <td class="actions">
-                  <Link href={`/definitions/${q(definition._id)}`} class="button">
-                    Edit
-                  </Link>
-                  <button type="button" onClick={() => copy(definition)}>
-                    Copy
-                  </button>
-                  <ConfirmButton
-                    label="Delete"
-                    danger
-                    question={`Delete ${definition.name}?`}
-                    onConfirm={() => remove(definition, false)}
-                  />
+                  {role.administrator && (
+                    <>
+                      <Link href={`/definitions/${q(definition._id)}`} class="button">
+                        Edit
+                      </Link>
+                      <button type="button" onClick={() => copy(definition)}>
+                        Copy
+                      </button>
+                      <ConfirmButton
+                        label="Delete"
+                        danger
+                        question={`Delete ${definition.name}?`}
+                        onConfirm={() => remove(definition, false)}
+                      />
+                    </>
+                  )}
                 </td>
               </tr>
             ))}
@@ -122,30 +128,23 @@ export function Definitions() {
         </table>
       </div>
       {list.value?.length === 0 && <p>No definitions yet.</p>}
-      <form class="panel" onSubmit={create}>
-        <h2>New definition</h2>
-        <label>
-          Name
-          <input name="name" required value={name} onInput={(e) => setName(e.currentTarget.value)} />
-        </label>
-        <label>
-          Label
-          <input name="label" value={label} onInput={(e) => setLabel(e.currentTarget.value)} />
-        </label>
-        <label>
-          Fields (JSON, optional)
-          <textarea
-            name="fields"
-            rows={4}
-            placeholder='{"title": {"type": "string", "required": true}}'
-            value={fields}
-            onInput={(e) => setFields(e.currentTarget.value)}
-          />
-        </label>
-        <button type="submit" disabled={action.busy}>
-          Create definition
-        </button>
-      </form>
+      {role.administrator && (
+        <form class="panel" onSubmit={create}>
+          <h2>New definition</h2>
+          <label>
+            Name
+            <input name="name" required value={name} onInput={(e) => setName(e.currentTarget.value)} />
+          </label>
+          <label>
+            Label
+            <input name="label" value={label} onInput={(e) => setLabel(e.currentTarget.value)} />
+          </label>
+          <SchemaBuilder schema={schema} onChange={setSchema} />
+          <button type="submit" disabled={action.busy}>
+            Create definition
+          </button>
+        </form>
+      )}
     </section>
   )
 }
@@ -155,26 +154,21 @@ export function DefinitionEdit({ dd }: { dd: string }) {
   const loaded = useLoad(() => call<Definition>('GET', `/api/v2/document-definitions/${q(dd)}`), [dd])
   const action = useAction()
   const [label, setLabel] = useState('')
-  const [fields, setFields] = useState('')
-  const [indexes, setIndexes] = useState('')
+  const [schema, setSchema] = useState(EMPTY)
   const [saved, setSaved] = useState<Definition | null>(null)
   const definition = saved ?? loaded.value
   useEffect(() => {
     if (!loaded.value) return
     setLabel(loaded.value.label ?? '')
-    setFields(json(loaded.value.fields))
-    setIndexes(json(declared(loaded.value.indexes)))
+    setSchema(toSchema(loaded.value.fields, loaded.value.indexes))
   }, [loaded.value])
 
   const save = (event: Event) => {
     event.preventDefault()
     action.run(async () => {
-      const body: Record<string, unknown> = { label }
-      const parsedFields = parseJson('Fields', fields)
-      const parsedIndexes = parseJson('Indexes', indexes)
-      body.fields = parsedFields ?? {}
-      body.indexes = parsedIndexes ?? []
-      setSaved(await call<Definition>('PATCH', `/api/v2/document-definitions/${q(dd)}`, body))
+      setSaved(
+        await call<Definition>('PATCH', `/api/v2/document-definitions/${q(dd)}`, { label, ...fromSchema(schema) }),
+      )
     })
   }
 
@@ -185,20 +179,13 @@ export function DefinitionEdit({ dd }: { dd: string }) {
       <p>
         <Link href="/definitions">← Definitions</Link>
       </p>
-      <h1>Definition {definition.name}</h1>
+      <Title text={`Definition ${definition.name}`} />
       <form class="panel" onSubmit={save}>
         <label>
           Label
           <input name="label" value={label} onInput={(e) => setLabel(e.currentTarget.value)} />
         </label>
-        <label>
-          Fields (JSON: name → {'{'}type, required{'}'})
-          <textarea name="fields" rows={8} value={fields} onInput={(e) => setFields(e.currentTarget.value)} />
-        </label>
-        <label>
-          Indexes (JSON: [{'{'}fields, unique{'}'}])
-          <textarea name="indexes" rows={5} value={indexes} onInput={(e) => setIndexes(e.currentTarget.value)} />
-        </label>
+        <SchemaBuilder schema={schema} onChange={setSchema} />
         <ErrorText error={action.error} />
         {saved && <Notice>Saved.</Notice>}
         <button type="submit" disabled={action.busy}>

@@ -1,15 +1,34 @@
 import { useEffect, useState } from 'preact/hooks'
 import { ApiError, call, q, raw } from '../api.js'
-import { Link, navigate } from '../router.js'
-import { ConfirmButton, ErrorText, messageOf, useAction, useLoad } from '../ui.js'
+import { guardLeaving, Link, navigate } from '../router.js'
+import { ConfirmButton, ErrorText, messageOf, Title, useAction, useLoad } from '../ui.js'
 import { ManualActions } from './actions.js'
 import { Attachments } from './attachments.js'
 import type { Definition } from './definitions.js'
 import type { Doc } from './documents.js'
+import { DocumentForm } from './form.js'
 
-/** What a client writes: everything but the system fields (`_…`) and externalId, which has its own input. */
-function editable(document: Doc): Record<string, unknown> {
-  return Object.fromEntries(Object.entries(document).filter(([key]) => !key.startsWith('_') && key !== 'externalId'))
+/**
+ * What a client writes: everything but the system fields (`_…`), externalId (its own input) and the attachment
+ * fields, whose metadata describes stored files: the attachments panel manages them, and saving sends them back
+ * as they are.
+ */
+function editable(document: Doc, attachmentFields: readonly string[]): Record<string, unknown> {
+  return Object.fromEntries(
+    Object.entries(document).filter(
+      ([key]) => !key.startsWith('_') && key !== 'externalId' && !attachmentFields.includes(key),
+    ),
+  )
+}
+
+/** The JSON text as an object, or null while it does not parse to one (the form waits for the JSON view). */
+function parseObject(text: string): Record<string, unknown> | null {
+  try {
+    const value: unknown = JSON.parse(text)
+    return value && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : null
+  } catch {
+    return null
+  }
 }
 
 /** Which field a validation error names: the API's description reads `body/price: Expected number`. */
@@ -30,19 +49,40 @@ export function DocumentEditor({ dd, id }: { dd: string; id: string }) {
   const definition = useLoad(() => call<Definition>('GET', `/api/v2/document-definitions/${q(dd)}`), [dd])
   const loaded = useLoad(() => (isNew ? Promise.resolve(null) : raw<Doc>('GET', `${core}/${q(id)}`)), [dd, id])
   const [doc, setDoc] = useState<Doc | null>(null)
-  const [text, setText] = useState('{\n}')
+  const [text, setText] = useState('{}')
   const [externalId, setExternalId] = useState('')
+  // What was last loaded or saved: the edit is unsaved while the text or externalId differ from it.
+  const [baseline, setBaseline] = useState({ text: '{}', externalId: '' })
   const [saved, setSaved] = useState(false)
   const action = useAction()
 
+  const declared = Object.entries(definition.value?.fields ?? {})
+  const attachmentFields = declared.filter(([, spec]) => spec.type === 'attachment').map(([name]) => name)
   const show = (value: Doc) => {
+    const shown = JSON.stringify(editable(value, attachmentFields), null, 2)
     setDoc(value)
-    setText(JSON.stringify(editable(value), null, 2))
+    setText(shown)
     setExternalId(value.externalId ?? '')
+    setBaseline({ text: shown, externalId: value.externalId ?? '' })
   }
+  const dirty = text !== baseline.text || externalId !== baseline.externalId
   useEffect(() => {
-    if (loaded.value) show(loaded.value)
-  }, [loaded.value])
+    if (!dirty) return
+    const ask = (event: BeforeUnloadEvent) => event.preventDefault()
+    addEventListener('beforeunload', ask)
+    guardLeaving(() => confirm('Leave this document without saving your changes?'))
+    return () => {
+      removeEventListener('beforeunload', ask)
+      guardLeaving(null)
+    }
+  }, [dirty])
+  const parsed = parseObject(text)
+  const formValue = { ...parsed, ...Object.fromEntries(attachmentFields.map((name) => [name, doc?.[name]])) }
+  const setFromForm = (next: Record<string, unknown>) =>
+    setText(JSON.stringify(editable(next as Doc, attachmentFields), null, 2))
+  useEffect(() => {
+    if (loaded.value && definition.value) show(loaded.value)
+  }, [loaded.value, definition.value])
 
   const save = (event: Event) => {
     event.preventDefault()
@@ -58,9 +98,11 @@ export function DocumentEditor({ dd, id }: { dd: string; id: string }) {
         throw new Error('The document must be a JSON object')
       }
       if (externalId) body.externalId = externalId
+      for (const name of attachmentFields) if (doc?.[name] !== undefined) body[name] = doc[name]
       if (isNew) {
         const created = await call<Doc>('POST', `${core}/new`, body)
-        navigate(`/definitions/${q(dd)}/documents/${q(created._id)}`)
+        setBaseline({ text, externalId })
+        navigate(`/definitions/${q(dd)}/documents/${q(created._id)}`, { force: true })
         return
       }
       show(await call<Doc>('PUT', `${core}/${q(doc?._id ?? id)}`, body))
@@ -70,10 +112,9 @@ export function DocumentEditor({ dd, id }: { dd: string; id: string }) {
   const remove = () =>
     action.run(async () => {
       await call('DELETE', `${core}/${q(doc?._id ?? id)}`)
-      navigate(`/definitions/${q(dd)}/documents`)
+      navigate(`/definitions/${q(dd)}/documents`, { force: true })
     })
 
-  const declared = Object.entries(definition.value?.fields ?? {})
   const badField = fieldOf(action.error)
   const fieldError = (name: string) =>
     badField === name ? (
@@ -85,13 +126,14 @@ export function DocumentEditor({ dd, id }: { dd: string; id: string }) {
   const shownBeside = badField === 'externalId' || declared.some(([name]) => name === badField)
 
   if (loaded.error) return <ErrorText error={loaded.error} />
+  if (definition.error) return <ErrorText error={definition.error} />
   if (!isNew && !doc) return <p>Loading…</p>
   return (
     <section>
       <p>
         <Link href={`/definitions/${q(dd)}/documents`}>← Documents of {dd}</Link>
       </p>
-      <h1>{isNew ? `New document in ${dd}` : `Document ${doc?._id}`}</h1>
+      <Title text={isNew ? `New document in ${dd}` : `Document ${doc?._id}`} />
       <div class="editor">
         <form class="panel" onSubmit={save}>
           <label>
@@ -105,17 +147,24 @@ export function DocumentEditor({ dd, id }: { dd: string; id: string }) {
             />
             {fieldError('externalId')}
           </label>
-          <label>
-            Fields (JSON)
-            <textarea
-              name="document"
-              rows={14}
-              spellcheck={false}
-              value={text}
-              aria-invalid={Boolean(badField && badField !== 'externalId')}
-              onInput={(e) => setText(e.currentTarget.value)}
-            />
-          </label>
+          {declared.length > 0 &&
+            (parsed ? (
+              <DocumentForm
+                declared={declared}
+                value={formValue}
+                onChange={setFromForm}
+                errorField={badField}
+                errorText={detailOf(action.error)}
+              />
+            ) : (
+              <p class="hint">The JSON does not parse to an object: fix it there to use the form again.</p>
+            ))}
+          {attachmentFields.length > 0 && (
+            <p class="hint">
+              Attachment fields ({attachmentFields.join(', ')}) are managed under Attachments: their metadata describes
+              the stored files and is read-only.
+            </p>
+          )}
           <ErrorText error={action.error} />
           {badField && !shownBeside && (
             <p class="field-error" id={`error-${badField}`}>
@@ -137,20 +186,21 @@ export function DocumentEditor({ dd, id }: { dd: string; id: string }) {
             )}
           </div>
         </form>
-        {declared.length > 0 && (
-          <aside class="panel" aria-label="Declared fields">
-            <h2>Declared fields</h2>
-            <ul class="declared">
-              {declared.map(([name, spec]) => (
-                <li key={name} data-field={name} class={badField === name ? 'invalid' : ''}>
-                  <code>{name}</code> {spec.type}
-                  {spec.required ? ', required' : ''}
-                  {fieldError(name)}
-                </li>
-              ))}
-            </ul>
-          </aside>
-        )}
+        <aside class="panel" aria-label="JSON">
+          <h2>JSON</h2>
+          <p class="hint">The same fields as the form, and any the definition does not declare.</p>
+          <label>
+            Fields (JSON)
+            <textarea
+              name="document"
+              rows={14}
+              spellcheck={false}
+              value={text}
+              aria-invalid={Boolean(badField && badField !== 'externalId')}
+              onInput={(e) => setText(e.currentTarget.value)}
+            />
+          </label>
+        </aside>
       </div>
       {doc && (
         <>
@@ -166,12 +216,7 @@ export function DocumentEditor({ dd, id }: { dd: string; id: string }) {
             actions={definition.value?.actions ?? []}
             onRan={async () => show(await raw<Doc>('GET', `${core}/${q(doc._id)}`))}
           />
-          <Attachments
-            dd={dd}
-            document={doc}
-            declared={declared.filter(([, spec]) => spec.type === 'attachment').map(([name]) => name)}
-            onChange={show}
-          />
+          <Attachments dd={dd} document={doc} declared={attachmentFields} onChange={show} />
         </>
       )}
     </section>

@@ -1,7 +1,9 @@
 import { useEffect, useState } from 'preact/hooks'
-import { q, raw, type Page } from '../api.js'
+import { call, q, raw, type Page } from '../api.js'
 import { Link, navigate } from '../router.js'
-import { ErrorText, parseJson, useAction } from '../ui.js'
+import { ErrorText, parseJson, Title, useAction, useLoad } from '../ui.js'
+import type { Definition } from './definitions.js'
+import { describe, FilterBuilder, toFilter, type Condition } from './filters.js'
 
 export type Doc = Record<string, unknown> & { _id: string; externalId?: string }
 
@@ -21,13 +23,42 @@ function cell(value: unknown): string {
   return text.length > 80 ? `${text.slice(0, 79)}…` : text
 }
 
-/** The API's list: `query`, `sort`, `fields` as typed, then `pagination.next` for each further page. */
+/** The sort box's JSON, when it is a plain `{field: 1 | -1}`; else nothing is marked. */
+function parseSort(text: string): Record<string, number> | null {
+  try {
+    const value: unknown = JSON.parse(text)
+    return value && typeof value === 'object' ? (value as Record<string, number>) : null
+  } catch {
+    return null
+  }
+}
+
+const escapeRegex = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')
+
+/** The search box's filter: the words, case-insensitive, in any of the text fields. */
+const searchFilter = (text: string, fields: string[]) => ({
+  $or: fields.map((field) => ({ [field]: { $regex: escapeRegex(text), $options: 'i' } })),
+})
+
+/** The API's list: a search box over the text fields, `query`, `sort`, `fields` as typed, then `pagination.next` for each further page. */
 export function Documents({ dd }: { dd: string }) {
   const core = `/api/v2/document-definitions/${q(dd)}/documents`
-  const [query, setQuery] = useState('')
-  const [sort, setSort] = useState('')
-  const [fields, setFields] = useState('')
-  const [limit, setLimit] = useState('20')
+  const definition = useLoad(() => call<Definition>('GET', `/api/v2/document-definitions/${q(dd)}`), [dd])
+  // The boxes start from the address, so a reload or a shared link shows the same list.
+  const [initial] = useState(() => new URLSearchParams(location.search))
+  const [search, setSearch] = useState(initial.get('search') ?? '')
+  const [query, setQuery] = useState(initial.get('query') ?? '')
+  const [sort, setSort] = useState(initial.get('sort') ?? '')
+  const [fields, setFields] = useState(initial.get('fields') ?? '')
+  const [limit, setLimit] = useState(initial.get('limit') ?? '20')
+  const [hidden, setHidden] = useState<string[]>(() => initial.get('hide')?.split(',').filter(Boolean) ?? [])
+  const [conditions, setConditions] = useState<Condition[]>(() => {
+    try {
+      return JSON.parse(initial.get('filters') ?? '[]') as Condition[]
+    } catch {
+      return []
+    }
+  })
   const [page, setPage] = useState<Page<Doc> | null>(null)
   // Query strings of the pages before this one, for "Previous".
   const [trail, setTrail] = useState<string[]>([])
@@ -41,11 +72,45 @@ export function Documents({ dd }: { dd: string }) {
       setTrail(nextTrail)
     })
 
-  const firstPage = () => {
+  const rows = page?.data ?? []
+  const available = columnsOf(rows)
+  const columns = available.filter((name) => name === '_id' || !hidden.includes(name))
+  /** The address keeps what is shown (`replaceState`): a reload or a shared link shows the same. */
+  const keepInAddress = (boxes: Record<string, string>) => {
+    const params = new URLSearchParams(location.search)
+    for (const [name, value] of Object.entries(boxes)) {
+      if (value) params.set(name, value)
+      else params.delete(name)
+    }
+    const kept = params.toString()
+    history.replaceState(null, '', location.pathname + (kept ? `?${kept}` : ''))
+  }
+  const toggleColumn = (name: string, shown: boolean) => {
+    const next = shown ? hidden.filter((column) => column !== name) : [...hidden, name]
+    setHidden(next)
+    keepInAddress({ hide: next.join(',') })
+  }
+  // Declared text fields; without declarations, the text columns of the page shown.
+  const textFields = definition.value?.fields
+    ? Object.entries(definition.value.fields)
+        .filter(([, spec]) => spec.type === 'string')
+        .map(([name]) => name)
+    : available.filter((name) => name === 'externalId' || rows.some((row) => typeof row[name] === 'string'))
+
+  const declaredType = (field: string) => definition.value?.fields?.[field]?.type
+  const firstPage = (sortText: string, list: Condition[]) => {
     const params = new URLSearchParams({ limit: limit || '20' })
+    const typed = parseJson('query', query)
+    const words = search.trim()
+    const parts = [
+      ...(typed === undefined ? [] : [typed]),
+      ...(words && textFields.length > 0 ? [searchFilter(words, textFields)] : []),
+      ...list.map((condition) => toFilter(condition, declaredType(condition.field))),
+    ]
+    const filter = parts.length === 0 ? undefined : parts.length === 1 ? parts[0] : { $and: parts }
+    if (filter !== undefined) params.set('query', JSON.stringify(filter))
     for (const [name, text] of [
-      ['query', query],
-      ['sort', sort],
+      ['sort', sortText],
       ['fields', fields],
     ] as const) {
       const value = parseJson(name, text)
@@ -53,25 +118,53 @@ export function Documents({ dd }: { dd: string }) {
     }
     return params.toString()
   }
-  const apply = (event?: Event) => {
+  const apply = (event?: Event, sortText = sort, list = conditions) => {
     event?.preventDefault()
     try {
-      load(firstPage(), [])
+      load(firstPage(sortText, list), [])
+      const boxes = {
+        search,
+        query,
+        filters: list.length ? JSON.stringify(list) : '',
+        sort: sortText,
+        fields,
+        limit: limit === '20' ? '' : limit,
+      }
+      keepInAddress(boxes)
     } catch (err) {
       action.setError(err)
     }
   }
-  useEffect(() => apply(), [dd])
+  /** A column header's click: ascending, then descending, by that column alone. */
+  const sortBy = (column: string) => {
+    const current = parseSort(sort)
+    const next = JSON.stringify({ [column]: current?.[column] === 1 ? -1 : 1 })
+    setSort(next)
+    apply(undefined, next)
+  }
+  const sorted = parseSort(sort)
+  // The first load waits for the definition: a search from the address needs its text fields.
+  useEffect(() => {
+    if (definition.value || definition.error) apply()
+  }, [dd, definition.value, definition.error])
 
-  const rows = page?.data ?? []
-  const columns = columnsOf(rows)
   return (
     <section>
       <p>
         <Link href="/definitions">← Definitions</Link> · <Link href={`/definitions/${q(dd)}`}>Edit definition</Link>
       </p>
-      <h1>Documents of {dd}</h1>
+      <Title text={`Documents of ${dd}`} />
       <form class="panel filters" onSubmit={apply}>
+        <label>
+          Search
+          <input
+            type="search"
+            name="search"
+            placeholder={textFields.length ? `Words in ${textFields.join(', ')}` : 'No text fields'}
+            value={search}
+            onInput={(e) => setSearch(e.currentTarget.value)}
+          />
+        </label>
         <label>
           Query (JSON)
           <input
@@ -110,14 +203,70 @@ export function Documents({ dd }: { dd: string }) {
           New document
         </button>
       </form>
+      <div class="panel">
+        <FilterBuilder
+          fields={[
+            ...(definition.value?.fields ? Object.keys(definition.value.fields) : available.slice(1)),
+            ...(definition.value?.fields ? ['externalId'] : []),
+          ]}
+          onAdd={(condition) => {
+            const next = [...conditions, condition]
+            setConditions(next)
+            apply(undefined, sort, next)
+          }}
+        />
+        {conditions.length > 0 && (
+          <ul class="conditions" aria-label="Filters">
+            {conditions.map((condition, i) => (
+              <li key={i}>
+                {describe(condition)}{' '}
+                <button
+                  type="button"
+                  aria-label={`Remove filter ${describe(condition)}`}
+                  onClick={() => {
+                    const next = conditions.filter((_, j) => j !== i)
+                    setConditions(next)
+                    apply(undefined, sort, next)
+                  }}
+                >
+                  ×
+                </button>
+              </li>
+            ))}
+          </ul>
+        )}
+      </div>
+      <details class="columns">
+        <summary>Columns</summary>
+        <fieldset>
+          <legend>Columns shown</legend>
+          {available.slice(1).map((name) => (
+            <label key={name} class="check">
+              <input
+                type="checkbox"
+                checked={!hidden.includes(name)}
+                onChange={(e) => toggleColumn(name, e.currentTarget.checked)}
+              />
+              {name}
+            </label>
+          ))}
+        </fieldset>
+      </details>
       <ErrorText error={action.error} />
       <div class="table-wrap">
         <table class="documents" aria-busy={action.busy}>
           <thead>
             <tr>
               {columns.map((name) => (
-                <th key={name} scope="col">
-                  {name}
+                <th
+                  key={name}
+                  scope="col"
+                  aria-sort={sorted?.[name] === 1 ? 'ascending' : sorted?.[name] === -1 ? 'descending' : undefined}
+                >
+                  <button type="button" class="sort" onClick={() => sortBy(name)}>
+                    {name}
+                    {sorted?.[name] === 1 ? ' ▲' : sorted?.[name] === -1 ? ' ▼' : ''}
+                  </button>
                 </th>
               ))}
             </tr>

@@ -1,12 +1,12 @@
 import { call, environment } from '../api.js'
 import { Link } from '../router.js'
-import { ErrorText, useLoad } from '../ui.js'
+import { ErrorText, Title, useLoad } from '../ui.js'
 
 export function Home() {
   const active = useLoad(() => call<{ activeUsers: number }>('GET', '/api/v2/usage-statistics/active-users'), [])
   return (
     <section>
-      <h1>Environment {environment.get()}</h1>
+      <Title text={`Environment ${environment.get()}`} />
       <dl class="figures">
         <div>
           <dt>Active users</dt>

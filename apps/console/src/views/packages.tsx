@@ -1,6 +1,7 @@
 import { useState } from 'preact/hooks'
 import { call, q } from '../api.js'
-import { ConfirmButton, ErrorText, Notice, useAction, useLoad } from '../ui.js'
+import { useRole } from '../role.js'
+import { ConfirmButton, ErrorText, Notice, Title, useAction, useLoad } from '../ui.js'
 
 interface Version {
   _id: string
@@ -25,7 +26,11 @@ interface Installation {
 /** The marketplace (super-administrators also publish there) and this environment's installations. */
 export function Packages() {
   const market = useLoad(() => call<MarketplacePackage[]>('GET', '/api/v2/packages?limit=800'), [])
-  const installed = useLoad(() => call<Installation[]>('GET', '/api/v2/packages/installations'), [])
+  const role = useRole()
+  const installed = useLoad(
+    () => (role.administrator ? call<Installation[]>('GET', '/api/v2/packages/installations') : Promise.resolve(null)),
+    [role.administrator],
+  )
   const action = useAction()
   const [notice, setNotice] = useState('')
   const [form, setForm] = useState({ name: '', label: '', shortDescription: '' })
@@ -58,45 +63,47 @@ export function Packages() {
 
   return (
     <section>
-      <h1>Packages</h1>
+      <Title text="Packages" />
       {notice && <Notice>{notice}</Notice>}
       <ErrorText error={action.error} />
-      <h2>Installed in this environment</h2>
+      {installed.value && <h2>Installed in this environment</h2>}
       <ErrorText error={installed.error} />
-      <div class="table-wrap">
-        <table class="installations">
-          <thead>
-            <tr>
-              <th scope="col">Package</th>
-              <th scope="col">Version</th>
-              <th scope="col">Latest</th>
-              <th scope="col">Actions</th>
-            </tr>
-          </thead>
-          <tbody>
-            {installed.value?.map((installation) => (
-              <tr key={installation.packageId} data-package={installation.packageLabel}>
-                <th scope="row">{installation.packageLabel}</th>
-                <td>{installation.versionNumber}</td>
-                <td>{installation.latestVersionNumber ?? '—'}</td>
-                <td>
-                  <ConfirmButton
-                    label="Uninstall"
-                    danger
-                    question={`Uninstall ${installation.packageLabel}?`}
-                    onConfirm={() =>
-                      action.run(async () => {
-                        await call('DELETE', `/api/v2/packages/installations/${q(installation.packageId)}`)
-                        done(`Uninstalled ${installation.packageLabel}`)
-                      })
-                    }
-                  />
-                </td>
+      {installed.value && (
+        <div class="table-wrap">
+          <table class="installations">
+            <thead>
+              <tr>
+                <th scope="col">Package</th>
+                <th scope="col">Version</th>
+                <th scope="col">Latest</th>
+                <th scope="col">Actions</th>
               </tr>
-            ))}
-          </tbody>
-        </table>
-      </div>
+            </thead>
+            <tbody>
+              {installed.value?.map((installation) => (
+                <tr key={installation.packageId} data-package={installation.packageLabel}>
+                  <th scope="row">{installation.packageLabel}</th>
+                  <td>{installation.versionNumber}</td>
+                  <td>{installation.latestVersionNumber ?? '—'}</td>
+                  <td>
+                    <ConfirmButton
+                      label="Uninstall"
+                      danger
+                      question={`Uninstall ${installation.packageLabel}?`}
+                      onConfirm={() =>
+                        action.run(async () => {
+                          await call('DELETE', `/api/v2/packages/installations/${q(installation.packageId)}`)
+                          done(`Uninstalled ${installation.packageLabel}`)
+                        })
+                      }
+                    />
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      )}
       {installed.value?.length === 0 && <p>Nothing installed.</p>}
       <h2>Marketplace</h2>
       <ErrorText error={market.error} />
@@ -110,73 +117,77 @@ export function Packages() {
                 <li key={version._id}>
                   {version.versionNumber}
                   {version.availableOnMarketplace ? '' : ' (draft)'}
-                  {installedVersion(pkg) === version.versionNumber ? (
-                    ' · installed'
-                  ) : (
-                    <button
-                      type="button"
-                      disabled={!version.availableOnMarketplace}
-                      onClick={() =>
-                        action.run(async () => {
-                          await call('POST', '/api/v2/packages/installations', { packageVersionId: version._id })
-                          done(`Installed ${pkg.label} ${version.versionNumber}`)
-                        })
-                      }
-                    >
-                      Install {version.versionNumber}
-                    </button>
-                  )}
+                  {installedVersion(pkg) === version.versionNumber
+                    ? ' · installed'
+                    : role.administrator && (
+                        <button
+                          type="button"
+                          disabled={!version.availableOnMarketplace}
+                          onClick={() =>
+                            action.run(async () => {
+                              await call('POST', '/api/v2/packages/installations', { packageVersionId: version._id })
+                              done(`Installed ${pkg.label} ${version.versionNumber}`)
+                            })
+                          }
+                        >
+                          Install {version.versionNumber}
+                        </button>
+                      )}
                 </li>
               ))}
             </ul>
-            <form class="inline" onSubmit={(e) => addVersion(e, pkg)}>
-              <label>
-                New version of {pkg.label}
-                <input
-                  name="versionNumber"
-                  placeholder="1.0.0"
-                  required
-                  value={versionOf[pkg._id] ?? ''}
-                  onInput={(e) => setVersionOf({ ...versionOf, [pkg._id]: e.currentTarget.value })}
-                />
-              </label>
-              <button type="submit">Publish version</button>
-            </form>
+            {role.superAdministrator && (
+              <form class="inline" onSubmit={(e) => addVersion(e, pkg)}>
+                <label>
+                  New version of {pkg.label}
+                  <input
+                    name="versionNumber"
+                    placeholder="1.0.0"
+                    required
+                    value={versionOf[pkg._id] ?? ''}
+                    onInput={(e) => setVersionOf({ ...versionOf, [pkg._id]: e.currentTarget.value })}
+                  />
+                </label>
+                <button type="submit">Publish version</button>
+              </form>
+            )}
           </li>
         ))}
       </ul>
-      <form class="panel" onSubmit={createPackage}>
-        <h2>New package (super-administrators)</h2>
-        <label>
-          Name
-          <input
-            name="packageName"
-            required
-            value={form.name}
-            onInput={(e) => setForm({ ...form, name: e.currentTarget.value })}
-          />
-        </label>
-        <label>
-          Label
-          <input
-            name="packageLabel"
-            required
-            value={form.label}
-            onInput={(e) => setForm({ ...form, label: e.currentTarget.value })}
-          />
-        </label>
-        <label>
-          Short description
-          <input
-            name="shortDescription"
-            value={form.shortDescription}
-            onInput={(e) => setForm({ ...form, shortDescription: e.currentTarget.value })}
-          />
-        </label>
-        <button type="submit" disabled={action.busy}>
-          Create package
-        </button>
-      </form>
+      {role.superAdministrator && (
+        <form class="panel" onSubmit={createPackage}>
+          <h2>New package (super-administrators)</h2>
+          <label>
+            Name
+            <input
+              name="packageName"
+              required
+              value={form.name}
+              onInput={(e) => setForm({ ...form, name: e.currentTarget.value })}
+            />
+          </label>
+          <label>
+            Label
+            <input
+              name="packageLabel"
+              required
+              value={form.label}
+              onInput={(e) => setForm({ ...form, label: e.currentTarget.value })}
+            />
+          </label>
+          <label>
+            Short description
+            <input
+              name="shortDescription"
+              value={form.shortDescription}
+              onInput={(e) => setForm({ ...form, shortDescription: e.currentTarget.value })}
+            />
+          </label>
+          <button type="submit" disabled={action.busy}>
+            Create package
+          </button>
+        </form>
+      )}
     </section>
   )
 }

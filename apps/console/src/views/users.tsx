@@ -1,7 +1,8 @@
 import { useEffect, useState } from 'preact/hooks'
 import { call, environment, q, raw, type Page } from '../api.js'
+import { useRole } from '../role.js'
 import { Link } from '../router.js'
-import { ConfirmButton, ErrorText, Notice, useAction, useLoad } from '../ui.js'
+import { ConfirmButton, ErrorText, Notice, Title, useAction, useLoad } from '../ui.js'
 
 interface Entry {
   name: string
@@ -32,6 +33,7 @@ const groupsOf = (text: string) =>
     .filter(Boolean)
 
 export function Users() {
+  const role = useRole()
   const [after, setAfter] = useState<string[]>([])
   const cursor = after[after.length - 1]
   const page = useLoad(
@@ -73,7 +75,7 @@ export function Users() {
   const rows = page.value?.data ?? []
   return (
     <section>
-      <h1>Users</h1>
+      <Title text="Users" />
       <p>
         Active users in this environment: <strong data-testid="users-active">{active.value?.activeUsers ?? '…'}</strong>
       </p>
@@ -122,60 +124,69 @@ export function Users() {
           Next page
         </button>
       </nav>
-      <form class="panel" onSubmit={create}>
-        <h2>New user</h2>
-        <label>
-          Username
-          <input
-            name="username"
-            required
-            value={form.username}
-            onInput={(e) => set({ username: e.currentTarget.value })}
-          />
-        </label>
-        <label>
-          Password
-          <input
-            name="password"
-            type="password"
-            autocomplete="new-password"
-            value={form.password}
-            onInput={(e) => set({ password: e.currentTarget.value })}
-          />
-        </label>
-        <label>
-          Name
-          <input name="name" value={form.name} onInput={(e) => set({ name: e.currentTarget.value })} />
-        </label>
-        <label>
-          E-mail
-          <input name="email" type="email" value={form.email} onInput={(e) => set({ email: e.currentTarget.value })} />
-        </label>
-        <label>
-          Groups (comma-separated)
-          <input name="groups" value={form.groups} onInput={(e) => set({ groups: e.currentTarget.value })} />
-        </label>
-        <label class="check">
-          <input
-            name="administrator"
-            type="checkbox"
-            checked={form.administrator}
-            onChange={(e) => set({ administrator: e.currentTarget.checked })}
-          />
-          Administrator
-        </label>
-        <button type="submit" disabled={action.busy}>
-          Create user
-        </button>
-      </form>
+      {role.administrator && (
+        <form class="panel" onSubmit={create}>
+          <h2>New user</h2>
+          <label>
+            Username
+            <input
+              name="username"
+              required
+              value={form.username}
+              onInput={(e) => set({ username: e.currentTarget.value })}
+            />
+          </label>
+          <label>
+            Password
+            <input
+              name="password"
+              type="password"
+              autocomplete="new-password"
+              value={form.password}
+              onInput={(e) => set({ password: e.currentTarget.value })}
+            />
+          </label>
+          <label>
+            Name
+            <input name="name" value={form.name} onInput={(e) => set({ name: e.currentTarget.value })} />
+          </label>
+          <label>
+            E-mail
+            <input
+              name="email"
+              type="email"
+              value={form.email}
+              onInput={(e) => set({ email: e.currentTarget.value })}
+            />
+          </label>
+          <label>
+            Groups (comma-separated)
+            <input name="groups" value={form.groups} onInput={(e) => set({ groups: e.currentTarget.value })} />
+          </label>
+          <label class="check">
+            <input
+              name="administrator"
+              type="checkbox"
+              checked={form.administrator}
+              onChange={(e) => set({ administrator: e.currentTarget.checked })}
+            />
+            Administrator
+          </label>
+          <button type="submit" disabled={action.busy}>
+            Create user
+          </button>
+        </form>
+      )}
     </section>
   )
 }
 
 /** One user: roles in this environment, deactivation, 2FA reset, long-lived tokens. */
 export function UserDetail({ userId }: { userId: string }) {
+  const role = useRole()
   const loaded = useLoad(() => call<User[]>('GET', `/api/v2/users/${q(userId)}`), [userId])
   const tokens = useLoad(() => call<Token[]>('GET', `/api/v2/users/${q(userId)}/long-lived-tokens`), [userId])
+  const tokenCount = tokens.value?.length ?? 0
   const action = useAction()
   const [notice, setNotice] = useState('')
   const [user, setUser] = useState<User | null>(null)
@@ -226,63 +237,69 @@ export function UserDetail({ userId }: { userId: string }) {
       <p>
         <Link href="/users">← Users</Link>
       </p>
-      <h1>User {user.username}</h1>
+      <Title text={`User ${user.username}`} />
       <p>
         {entry?.active ? 'Active' : 'Deactivated'} in {environment.get()}
         {user.isSuperAdministrator ? ' · super-administrator' : ''}
       </p>
       {notice && <Notice>{notice}</Notice>}
       <ErrorText error={action.error} />
-      <form class="panel" onSubmit={saveRoles}>
-        <h2>Roles</h2>
-        <label class="check">
-          <input
-            name="administrator"
-            type="checkbox"
-            checked={roles.administrator}
-            onChange={(e) => setRoles({ ...roles, administrator: e.currentTarget.checked })}
-          />
-          Administrator
-        </label>
-        <label>
-          Groups (comma-separated)
-          <input
-            name="groups"
-            value={roles.groups}
-            onInput={(e) => setRoles({ ...roles, groups: e.currentTarget.value })}
-          />
-        </label>
-        <button type="submit" disabled={action.busy}>
-          Save roles
-        </button>
-      </form>
-      <div class="panel actions">
-        <h2>Account</h2>
-        {entry?.active ? (
-          <ConfirmButton
-            label="Deactivate"
-            danger
-            question={`Deactivate ${user.username}?`}
-            onConfirm={() => patch({ active: false }, 'Deactivated.')}
-          />
-        ) : (
-          <button type="button" onClick={() => patch({ active: true }, 'Activated.')}>
-            Activate
-          </button>
-        )}
-        <ConfirmButton
-          label="Reset 2FA"
-          danger
-          question="Remove this user's two-factor setup and end its sessions?"
-          onConfirm={() =>
-            action.run(async () => {
-              await call('POST', '/auth/reset-2FA', { userId })
-              setNotice('Two-factor authentication reset.')
-              tokens.reload()
-            })
-          }
-        />
-      </div>
+      {role.administrator && (
+        <>
+          <form class="panel" onSubmit={saveRoles}>
+            <h2>Roles</h2>
+            <label class="check">
+              <input
+                name="administrator"
+                type="checkbox"
+                checked={roles.administrator}
+                onChange={(e) => setRoles({ ...roles, administrator: e.currentTarget.checked })}
+              />
+              Administrator
+            </label>
+            <label>
+              Groups (comma-separated)
+              <input
+                name="groups"
+                value={roles.groups}
+                onInput={(e) => setRoles({ ...roles, groups: e.currentTarget.value })}
+              />
+            </label>
+            <button type="submit" disabled={action.busy}>
+              Save roles
+            </button>
+          </form>
+          <div class="panel actions">
+            <h2>Account</h2>
+            {entry?.active ? (
+              <ConfirmButton
+                label="Deactivate"
+                danger
+                question={`Deactivate ${user.username}?`}
+                onConfirm={() => patch({ active: false }, 'Deactivated.')}
+              />
+            ) : (
+              <button type="button" onClick={() => patch({ active: true }, 'Activated.')}>
+                Activate
+              </button>
+            )}
+            <ConfirmButton
+              label="Reset 2FA"
+              danger
+              question={`Remove this user's two-factor setup, end its sessions and revoke its ${tokenCount} long-lived token(s)?`}
+              onConfirm={() =>
+                action.run(async () => {
+                  const reset = await call<{ revokedLongLivedTokens: number }>('POST', '/auth/reset-2FA', { userId })
+                  setNotice(
+                    `Two-factor authentication reset. Long-lived tokens revoked: ${reset.revokedLongLivedTokens}.`,
+                  )
+                  tokens.reload()
+                })
+              }
+            />
+          </div>
+        </>
+      )}
       <section class="panel" aria-labelledby="tokens-title">
         <h2 id="tokens-title">Long-lived tokens</h2>
         {secret && (

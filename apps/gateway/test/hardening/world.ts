@@ -23,11 +23,12 @@ export const ENV = 'acme'
 export const OTHER_ENV = 'globex'
 export const PASSWORD = 'a long enough password'
 
-/** Routes the hardening suites leave alone: served by plugins (API docs, the console's files), not by services. */
+/** Routes the hardening suites leave alone: served by plugins (API docs, the console's files and icon), not by services. */
 export const isInfrastructure = (url: string): boolean =>
   url === '/docs' ||
   url.startsWith('/docs/') ||
   url === '/console' ||
+  url === '/favicon.ico' ||
   url.startsWith('/console/') ||
   url === '/health' ||
   url === '/ready'
