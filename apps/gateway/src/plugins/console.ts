@@ -22,7 +22,7 @@ export async function consolePlugin(app: FastifyInstance) {
     reply.header('content-security-policy', CONSOLE_CSP)
   })
   // Registered before the OpenAPI plugin, so these routes stay out of the API's description.
-  // One route per built file, read once at start. Built files come with their .br and .gz beside them (apps/console/scripts/compress.mjs): sent as the browser
+  // Built files come with their .br and .gz beside them (apps/console/scripts/compress.mjs), sent as the browser
   // accepts, with no per-request compression. Hashed names never change content, so they are cached for good;
   // the page itself is revalidated, so a new build is picked up at the next load.
   await app.register(fastifyStatic, {
@@ -33,9 +33,9 @@ export async function consolePlugin(app: FastifyInstance) {
     index: false,
     preCompressed: true,
     cacheControl: false,
-    setHeaders(res, path) {
-      res.setHeader('vary', 'accept-encoding')
-      res.setHeader('cache-control', path.includes(`${sep}assets${sep}`) ? IMMUTABLE : 'no-cache')
+    setHeaders(reply, path) {
+      reply.header('vary', 'accept-encoding')
+      reply.header('cache-control', path.includes(`${sep}assets${sep}`) ? IMMUTABLE : 'no-cache')
     },
   })
   app.get('/console', (_request, reply) => reply.sendFile('index.html'))
