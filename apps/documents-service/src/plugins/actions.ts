@@ -8,8 +8,6 @@ import { ApiError } from '@quire/service-kit'
 import type { DocumentsConfig } from '../config.js'
 import { createActions, type Actions, type RestTransport } from '../domain/actions/index.js'
 
-export type { Actions } from '../domain/actions/index.js'
-
 declare module 'fastify' {
   interface FastifyInstance {
     actions: Actions
