@@ -105,6 +105,12 @@ t.test('optional bodies, downloads and conditional reads, as the document declar
   const read = await call('GET', core)
   t.equal((await call('GET', core, undefined, { 'if-none-match': read.headers.get('etag') ?? '' })).status, 304)
 
+  const mergePatch = { 'content-type': 'application/merge-patch+json' }
+  t.equal((await call('PATCH', core, { customer: { name: 'Ada', city: 'Paris' } }, mergePatch)).status, 200)
+  const patched = await call('PATCH', core, { customer: { city: null } }, mergePatch)
+  t.match(patched, { status: 200, body: { data: { customer: { name: 'Ada' } } } }, 'a merge patch (RFC 7396)')
+  t.notOk('city' in (patched.body.data.customer as object), 'its null removed the nested member')
+
   t.same(proxy.violations, [], 'no violation')
 })
 
@@ -113,8 +119,17 @@ t.test('the proxy does catch what the document refuses', async (t) => {
   const call = caller(proxy.url, {})
   await call('POST', '/auth/login', { user: 'x' })
   await call('GET', '/api/v2/nothing')
+  await call(
+    'PATCH',
+    '/api/v2/document-definitions/orders/documents/65f0c0ffee0123456789abcd',
+    { title: 'x' },
+    {
+      'content-type': 'application/json-patch+json',
+    },
+  )
   t.match(proxy.violations, [
     { call: 'POST /auth/login', problem: /requestBody/ },
     { call: 'GET /api/v2/nothing', problem: /no operation/ },
+    { problem: /request body application\/json-patch\+json not declared/ },
   ])
 })

@@ -28,6 +28,18 @@ const mediaAllows = (declared: string, actual: string) => {
 const declaredResponse = (responses: Responses, status: number) =>
   responses[String(status)] ?? responses[`${String(status)[0]}XX`] ?? responses.default
 
+/**
+ * A body of a JSON-based media type other than `application/json` (`application/merge-patch+json`), parsed: the
+ * validator checks only objects against the operation's schema for those; malformed, it stays text.
+ */
+const parsedJson = (raw: Buffer): unknown => {
+  try {
+    return JSON.parse(raw.toString()) as unknown
+  } catch {
+    return raw.toString()
+  }
+}
+
 async function readBody(request: IncomingMessage): Promise<Buffer> {
   const chunks: Buffer[] = []
   for await (const chunk of request) chunks.push(chunk as Buffer)
@@ -109,9 +121,11 @@ export async function validatingProxy(t: Teardown, upstream: string, document: D
           ? undefined
           : type === 'application/json'
             ? raw.toString()
-            : type === 'multipart/form-data'
-              ? await formFields(raw, headers['content-type'] ?? '')
-              : raw
+            : type.endsWith('+json')
+              ? parsedJson(raw)
+              : type === 'multipart/form-data'
+                ? await formFields(raw, headers['content-type'] ?? '')
+                : raw
       const call = `${request.method} ${request.url}`
       calls++
       const asked = check.request({ method: request.method ?? 'GET', url: request.url ?? '/', headers, body })

@@ -24,6 +24,8 @@ declare module 'fastify' {
     bodyOptional?: boolean
     /** For the OpenAPI document: the `multipart/form-data` form of an upload, whose parts the handler reads itself. */
     multipart?: unknown
+    /** For the OpenAPI document: the media types the body is read from (same schema), when not JSON alone. */
+    bodyMediaTypes?: string[]
   }
 }
 
@@ -110,13 +112,14 @@ const tagOf = (route: RouteOptions): string => {
  */
 function describeRoute({ schema, url, route }: { schema: RouteOptions['schema']; url: string; route: RouteOptions }) {
   const name = route.handler.name.replace(/^bound /, '')
-  const { bodyOptional, multipart, ...own } = (schema ?? {}) as NonNullable<RouteOptions['schema']>
+  const { bodyOptional, multipart, bodyMediaTypes, ...own } = (schema ?? {}) as NonNullable<RouteOptions['schema']>
   const auth = route.config?.auth ?? 'environment'
   const summary = own.summary ?? (name ? summaryOf(name) : undefined)
   return {
     url: url.length > 1 ? url.replace(/\/$/, '') : url,
     schema: {
       ...own,
+      ...(bodyMediaTypes === undefined ? {} : { consumes: bodyMediaTypes }),
       ...(multipart === undefined ? {} : { body: multipart, consumes: ['multipart/form-data'] }),
       ...(bodyOptional === true ? { [OPTIONAL_BODY]: true } : {}),
       ...(route.config?.hide === true ? { hide: true } : {}),

@@ -108,3 +108,29 @@ t.test('merged with other services: ids stay unique, their errors keep the refer
   t.equal(document.paths['/api/v2/others'].get.operationId, 'listThings2')
   t.ok(document.paths['/api/v2/others'].get.responses['4XX'])
 })
+
+t.test('a body read in several media types declares each, with the same schema', async (t) => {
+  const app = createServer({ logLevel: 'silent' })
+  await app.register(openApiPlugin, { title: 'test' })
+  const body = Type.Object({ name: Type.String() })
+  await app.register(async (things) => {
+    things.patch(
+      '/things/:id',
+      { schema: { body, bodyMediaTypes: ['application/json', 'application/merge-patch+json'] } },
+      async function patchThing() {
+        return {}
+      },
+    )
+    things.put('/things/:id', { schema: { body } }, async function replaceThing() {
+      return {}
+    })
+  })
+  await app.ready()
+  const document = (await app.inject({ method: 'GET', url: '/docs/json' })).json()
+  await app.close()
+  const { content } = document.paths['/things/{id}'].patch.requestBody
+  t.same(Object.keys(content), ['application/json', 'application/merge-patch+json'])
+  t.same(content['application/merge-patch+json'], content['application/json'])
+  t.same(Object.keys(document.paths['/things/{id}'].put.requestBody.content), ['application/json'], 'unset: JSON')
+  t.notOk('bodyMediaTypes' in document.paths['/things/{id}'].patch, 'not a field of the operation')
+})

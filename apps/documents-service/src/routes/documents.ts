@@ -165,7 +165,10 @@ export const documentRoutes: FastifyPluginAsyncTypebox<DocumentRoutesOptions> = 
 
   app.patch(
     '/:id',
-    { schema: { ...writeSchema, body: DocumentPatchSchema }, serializerCompiler: stringifyWhole },
+    {
+      schema: { ...writeSchema, body: DocumentPatchSchema, bodyMediaTypes: ['application/json', MERGE_PATCH] },
+      serializerCompiler: stringifyWhole,
+    },
     async function patchDocument(request, reply) {
       const scope = request.scope
       const definition = await app.definitions.resolve(scope, request.params.ddId)

@@ -14,7 +14,13 @@ const self = { uid: process.getuid?.() ?? 0, gid: process.getgid?.() ?? 0 }
 const mode = async (path: string) => (await stat(path)).mode & 0o777
 
 const provision = (dir: string) =>
-  run(process.execPath, [SCRIPT, join(dir, 'private'), join(dir, 'public'), `${owner.uid}:${owner.gid}`])
+  run(process.execPath, [
+    SCRIPT,
+    join(dir, 'private'),
+    join(dir, 'public'),
+    join(dir, 'shared'),
+    `${owner.uid}:${owner.gid}`,
+  ])
 
 t.test("the private key is its owner's alone, the public key everyone's to read and nobody's to change", async (t) => {
   const dir = t.testdir()
@@ -48,6 +54,23 @@ t.test("the private key is its owner's alone, the public key everyone's to read 
   t.equal(await mode(privatePath), 0o400)
 })
 
+t.test('the run token key is shared by the services, apart from the private key, and kept', async (t) => {
+  const dir = t.testdir()
+  await provision(dir)
+  const runTokenPath = join(dir, 'shared', 'run-token.key')
+  t.equal(await mode(join(dir, 'shared')), 0o700, 'shared folder 0700')
+  t.match(await stat(join(dir, 'shared')), owner)
+  t.equal(await mode(runTokenPath), 0o400, 'run token key 0400')
+  t.match(await stat(runTokenPath), owner, 'owned by the services')
+  const key = await readFile(runTokenPath, 'utf8')
+  t.match(key, /^[A-Za-z0-9+/]{43}=\n$/, 'base64 on one line, as QUIRE_RUN_TOKEN_KEY_FILE reads it')
+  t.equal(Buffer.from(key.trim(), 'base64').length, 32, '32 bytes')
+  t.not(key, await readFile(join(dir, 'private', 'secrets.key'), 'utf8'), 'not the secrets key')
+
+  await provision(dir)
+  t.equal(await readFile(runTokenPath, 'utf8'), key, "a second run keeps it (runs' tokens stay valid)")
+})
+
 t.test('another user can read the public key and not the private one', { skip: !isRoot && 'needs root' }, async (t) => {
   const dir = t.testdir()
   await provision(dir)
@@ -55,6 +78,8 @@ t.test('another user can read the public key and not the private one', { skip: !
     run(process.execPath, ['-e', `require('fs').readFileSync(${JSON.stringify(path)})`], { uid, gid: uid })
   // 1001: any user but the users service's (the other services run as `node` too, but never mount the volume).
   await t.rejects(read(join(dir, 'private', 'jwt-private.pem'), 1001), /EACCES/)
+  await t.rejects(read(join(dir, 'shared', 'run-token.key'), 1001), /EACCES/)
+  await t.resolves(read(join(dir, 'shared', 'run-token.key'), owner.uid), 'the services read the run token key')
   await t.resolves(read(join(dir, 'public', 'jwt-public.pem'), 1001))
   await t.resolves(read(join(dir, 'private', 'jwt-private.pem'), owner.uid), 'its owner reads it')
 })
