@@ -23,8 +23,13 @@ export interface AuthOptions {
 
 type Hook = onRequestAsyncHookHandler
 
+const CALLER = Symbol('quire.caller')
+const SCOPE = Symbol('quire.scope')
+
 declare module 'fastify' {
   interface FastifyRequest {
+    [CALLER]: Caller | null
+    [SCOPE]: Scope | null
     /** The caller, in routes behind `authenticate` or `requireEnvironment`; reading it elsewhere throws. */
     readonly caller: Caller
     /** The caller and its environment, in routes behind `requireEnvironment`; reading it elsewhere throws. */
@@ -51,16 +56,6 @@ declare module 'fastify' {
 declare module '@fastify/jwt' {
   interface FastifyJWT {
     payload: AccessTokenClaims
-  }
-}
-
-const CALLER = Symbol('quire.caller')
-const SCOPE = Symbol('quire.scope')
-
-declare module 'fastify' {
-  interface FastifyRequest {
-    [CALLER]: Caller | null
-    [SCOPE]: Scope | null
   }
 }
 
@@ -121,15 +116,11 @@ async function auth(app: FastifyInstance, options: AuthOptions) {
   }
 
   const requireAdministrator: Hook = async (request) => {
-    if (!request.scope.administrator) {
-      throw fail('forbidden', 'This call needs an administrator of the environment')
-    }
+    if (!request.scope.administrator) throw fail('forbidden', 'This call needs an administrator of the environment')
   }
 
   const requireSuperAdministrator: Hook = async (request) => {
-    if (!request.caller.superAdministrator) {
-      throw fail('forbidden', 'This call needs a super-administrator')
-    }
+    if (!request.caller.superAdministrator) throw fail('forbidden', 'This call needs a super-administrator')
   }
 
   // Before any hook of the service's routes: a delegation from the network never reaches a route, even one
