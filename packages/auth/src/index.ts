@@ -1,4 +1,5 @@
-export { authPlugin, type AuthOptions, type Caller, type Scope, type AccessTokenClaims } from './plugin.js'
+export { authPlugin, type AuthOptions } from './plugin.js'
+export type { Caller, Scope, AccessTokenClaims } from './caller.js'
 export {
   delegate,
   refuseNetworkDelegation,

@@ -18,7 +18,7 @@ export class ApiError extends Error {
   ) {
     const status = statusCode ?? ERROR_STATUS[code]
     // A client error is an answer, not a fault: only server errors' stacks are logged, and capturing one was
-    // about an eighth of the CPU of a 401 (which a client can send as fast as it likes).
+    // a large share of the CPU of a 401 (which a client can send as fast as it likes).
     const stackLimit = Error.stackTraceLimit
     if (status < 500) Error.stackTraceLimit = 0
     try {

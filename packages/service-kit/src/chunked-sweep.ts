@@ -22,8 +22,8 @@ export interface ChunkedSweep {
 }
 
 /**
- * Records of the first read: sizes are unknown until then, and a read runs in one go (500 records of 20 kB held
- * the embedded store's event loop 63 ms). Later reads take as many as fit in `bytes` at the last one's average.
+ * Records of the first read: sizes are unknown until then, and a read runs in one go (a full read of large
+ * records holds the embedded store's event loop noticeably). Later reads take as many as fit in `bytes` at the last one's average.
  */
 const FIRST_READ = 16
 
@@ -46,7 +46,7 @@ function* groups(candidates: readonly SweepCandidate[], records: number, bytes: 
 /**
  * Deletes every record `read` finds, in bounded transactions, giving the event loop a turn after each; resolves to
  * how many went. One `deleteMany` over an unbounded set is one write that holds the event loop until every match
- * is found and deleted (the embedded store: 0.9-1.5 s for 20,000 small records, up to 6.6 s for large ones); each
+ * is found and deleted (on the embedded store, seconds for tens of thousands of records); each
  * deletion here decodes its record, so a transaction (and a read) is bounded in text as well as in records. Ends
  * after a short read, after a full one none of which could go (each changed since), or once `stopped`, after the
  * transaction in progress.

@@ -198,7 +198,7 @@ function drainOnClose(app: App, timeout: number): void {
 
 /**
  * While collections are cheap, V8 lets the old space grow to up to 4× the live heap before the next full one:
- * under load a process held 150-250 MB of garbage for a live heap of about 50 MB. Bounded at 1.5×, its peak
+ * under load a process held three to five times its live heap in garbage. Bounded at 1.5×, its peak
  * stays near the live set at the same throughput (BENCHMARKS.md). V8 reads it at each collection.
  */
 const HEAP_GROWING_PERCENT = 50

@@ -205,8 +205,8 @@ export class Engine {
     this.queryBudget = options.queryMemoryBudget ?? DEFAULT_QUERY_BUDGET
     this.#path = path
     // `noReadAhead` (MDB_NORDAHEAD, MADV_RANDOM on the map): a read faults in its own page, not the 128 KiB around
-    // it. On a large store readahead filled memory with pages no read wanted: the server's peak RSS fell by more
-    // than half without it, and under a memory limit gets by `_id` ran over twenty times faster.
+    // it. On a large store readahead fills memory with pages no read wanted, and under a memory limit evicts the
+    // pages reads do want: random reads by `_id` need only their own page.
     // lmdb-js reads `noReadAhead` (open.js) but its types leave it out. `permissionsMode` is the mode its native
     // open gives data.mdb and lock.mdb when it creates them (env.cpp; 0664 by default), also left out.
     const lmdbOptions: RootDatabaseOptionsWithPath & { noReadAhead: boolean; permissionsMode: number } = {
