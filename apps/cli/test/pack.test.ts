@@ -22,10 +22,7 @@ t.test('the packed CLI installs into an empty folder and runs there', async (t) 
   const dataDir = await mkdtemp(join(tmpdir(), 'quire-packed-'))
   t.teardown(() => rm(dataDir, { recursive: true, force: true }))
   const env = { ...process.env, QUIRE_DATA_DIR: dataDir }
-  const created = await run(quire, ['admin', 'create', 'packed-admin', '--environment', 'default'], {
-    cwd: folder,
-    env,
-  })
+  const created = await run(quire, ['admin', 'create', 'packed-admin'], { cwd: folder, env })
   t.match(created.stdout, /packed-admin/)
 
   const backup = join(dataDir, '..', `${dataDir.split('/').pop()}-backup`)

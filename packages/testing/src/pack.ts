@@ -1,7 +1,6 @@
 import { execFile } from 'node:child_process'
 import { existsSync } from 'node:fs'
 import { cp, mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises'
-import { createRequire } from 'node:module'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import { promisify } from 'node:util'
@@ -83,17 +82,13 @@ const NATIVE_BUILDS = ['re2']
  * store folder): the installed copy gets it, and only a version the workspace does not hold is rebuilt.
  */
 async function borrowBuilds(target: string, root: string, npm: (args: string[]) => Promise<unknown>): Promise<void> {
-  const installed = createRequire(join(target, 'package.json'))
   for (const name of NATIVE_BUILDS) {
-    let wanted: string
-    try {
-      wanted = installed.resolve(`${name}/package.json`)
-    } catch {
-      continue
-    }
-    const version = (JSON.parse(await readFile(wanted, 'utf8')) as { version: string }).version
+    // npm installs flat: a dependency that is not at the top is not in the tree (resolving it could reach past it).
+    const installed = join(target, 'node_modules', name)
+    if (!existsSync(installed)) continue
+    const { version } = JSON.parse(await readFile(join(installed, 'package.json'), 'utf8')) as { version: string }
     const built = join(root, 'node_modules', '.pnpm', `${name}@${version}`, 'node_modules', name, 'build')
-    if (existsSync(built)) await cp(built, join(wanted, '..', 'build'), { recursive: true })
+    if (existsSync(built)) await cp(built, join(installed, 'build'), { recursive: true })
     else await npm(['rebuild', name])
   }
 }
