@@ -112,7 +112,8 @@ function casesFor(method: string, url: string, schema: FastifySchema | undefined
   const cases: Case[] = []
   const body = asNode(schema?.body)
   const querystring = asNode(schema?.querystring)
-  const multipartRoute = Array.isArray((schema as { consumes?: unknown } | undefined)?.consumes)
+  // Upload routes declare their form under `multipart` (packages/service-kit/src/openapi.ts).
+  const multipartRoute = (schema as { multipart?: unknown } | undefined)?.multipart !== undefined
   const takesBody = method === 'POST' || method === 'PUT' || method === 'PATCH' || method === 'DELETE'
 
   // Invalid ids, one parameter at a time.
