@@ -40,7 +40,7 @@ const asNode = (schema: unknown): JsonSchemaNode | undefined =>
 
 const json = (payload: string | Buffer) => ({ payload, headers: { 'content-type': 'application/json' } })
 
-/** Every operator `API.md` forbids in a client filter (and a few Mongo would run), plainly and nested. */
+/** Every operator the platform forbids in a client filter (and a few Mongo would run), plainly and nested. */
 const FORBIDDEN_OPERATORS = [
   '$where',
   '$expr',
@@ -156,7 +156,7 @@ function casesFor(method: string, url: string, schema: FastifySchema | undefined
     }
   }
 
-  // `reset-password` answers 200 to any name, so nobody can probe for accounts (API.md).
+  // `reset-password` answers 200 to any name, so nobody can probe for accounts (docs/API.md).
   if (body) cases.push(...bodyCases(body, url.endsWith('/reset-password')))
 
   if (querystring?.properties) {

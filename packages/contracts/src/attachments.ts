@@ -2,7 +2,7 @@ import { Type, type Static } from '@sinclair/typebox'
 import { IdSchema, Ok, TimestampSchema } from './common.js'
 import { DeletedSchema, DocumentSchema } from './documents.js'
 
-/** One file as the attachment field holds it (API.md, "Attachments"). `_sha256` is our addition. */
+/** One file as the attachment field holds it (the platform spec, "Attachments"). `_sha256` is our addition. */
 export const AttachmentSchema = Type.Object({
   _id: IdSchema,
   _fileName: Type.String(),

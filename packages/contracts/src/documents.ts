@@ -1,7 +1,7 @@
 import { Type, type Static, type TSchema } from '@sinclair/typebox'
 import { IdSchema, LimitSchema, ObjectIdSchema, PRINTABLE_PATTERN, TimestampSchema } from './common.js'
 
-/** Top-level names the server maintains; a client sending them is ignored (API.md, "Documents"). */
+/** Top-level names the server maintains; a client sending them is ignored (the platform spec, "Documents"). */
 export const DOCUMENT_SYSTEM_FIELDS = [
   '_id',
   '_createdOn',

@@ -1,4 +1,4 @@
-/** Every error code of the API and the HTTP status it is sent with (API.md, "Errors"). */
+/** Every error code of the API and the HTTP status it is sent with (docs/API.md, "Error codes"). */
 export const ERROR_STATUS = {
   environment_id_missing: 400,
   validation_error: 400,

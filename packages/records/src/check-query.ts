@@ -2,7 +2,7 @@ import RE2 from 're2'
 import { InvalidQueryError } from './errors.js'
 import type { Filter, Projection, Sort } from './port.js'
 
-/** The operators `API.md` allows in client filters; anything else (`$where`, `$expr`, ...) is refused. */
+/** The operators the platform allows in client filters (docs/API.md); anything else (`$where`, `$expr`, ...) is refused. */
 const ALLOWED_OPERATORS = new Set([
   '$eq',
   '$ne',
