@@ -7,7 +7,10 @@ import { fileURLToPath } from 'node:url'
 import { promisify } from 'node:util'
 import { installPacked } from '@quire/testing'
 
-const run = promisify(execFile)
+const execute = promisify(execFile)
+/** Each command of the packed CLI ends on its own: a hang fails here, naming the command. */
+const run = (file: string, args: string[], options: { cwd: string; env?: NodeJS.ProcessEnv }) =>
+  execute(file, args, { ...options, timeout: 120_000 })
 // Packing, then installing from the registry (re2 builds from source) takes minutes on a busy machine.
 t.setTimeout(900_000)
 const ROOT = fileURLToPath(new URL('../../..', import.meta.url))

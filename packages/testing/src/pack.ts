@@ -8,6 +8,8 @@ import type { Teardown } from './index.js'
 
 const run = promisify(execFile)
 const WORKSPACE_FOLDERS = ['apps', 'packages']
+/** A step that hangs fails the test naming itself, well before the test's own time-out. */
+const STEP_MS = 600_000
 
 interface Manifest {
   name: string
@@ -53,13 +55,15 @@ export async function installPacked(t: Teardown, root: string, name: string): Pr
   t.teardown(() => rm(work, { recursive: true, force: true }))
   const tarballs = join(work, 'tarballs')
   const target = join(work, 'install')
+  // The workspace's own pnpm: `npx pnpm@…` would resolve it from the registry again for every package.
+  const pnpm = join(resolve(root), 'node_modules', '.bin', 'pnpm')
   for (const each of wanted) {
-    await run('npx', ['-y', 'pnpm@10.34.9', 'pack', '--pack-destination', tarballs], { cwd: packages.get(each) })
+    await run(pnpm, ['pack', '--pack-destination', tarballs], { cwd: packages.get(each), timeout: STEP_MS })
   }
   await mkdir(target)
   await writeFile(join(target, 'package.json'), JSON.stringify({ name: 'empty', private: true }))
   const files = (await readdir(tarballs)).map((file) => join(tarballs, file))
-  const npm = (args: string[]) => run('npm', args, { cwd: target, maxBuffer: 16 * 1024 * 1024 })
+  const npm = (args: string[]) => run('npm', args, { cwd: target, maxBuffer: 16 * 1024 * 1024, timeout: STEP_MS })
   await npm([
     'install',
     '--no-audit',
