@@ -92,3 +92,28 @@ t.test('what other services read of the users service: access, tokens, environme
   await identity.longLivedToken('secret-live')
   t.not((await tokens.findOne({ _id: 'live' }))?.lastUsedOn, longAgo, 'a use after a minute is recorded again')
 })
+
+t.test('a session is live until it is deleted or expires; its use is recorded once a minute', async (t) => {
+  const dataDir = await mkdtemp(join(tmpdir(), 'quire-identity-'))
+  const store = await openRecordStore({ dataDir })
+  t.teardown(async () => {
+    await store.close()
+    await rm(dataDir, { recursive: true, force: true })
+  })
+  const identity = recordsIdentity(store)
+  const sessions = IDENTITY_COLLECTIONS.sessions.in(store)
+  await sessions.insertOne({ _id: 'live', userId: 'u1', expiresAt: Date.now() + 60_000 })
+  await sessions.insertOne({ _id: 'lapsed', userId: 'u1', expiresAt: Date.now() - 1 })
+
+  t.same(await identity.session('live'), { userId: 'u1' })
+  t.equal(await identity.session('lapsed'), null, 'past its expiry')
+  t.equal(await identity.session('unknown'), null)
+
+  const used = (await sessions.findOne({ _id: 'live' }))?.lastUsedOn
+  t.match(used, /^\d{4}-\d\d-\d\dT/, 'a use is recorded')
+  await identity.session('live')
+  t.equal((await sessions.findOne({ _id: 'live' }))?.lastUsedOn, used, 'at most once a minute')
+
+  await sessions.deleteOne({ _id: 'live' })
+  t.equal(await identity.session('live'), null, 'ended')
+})
