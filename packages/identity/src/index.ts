@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto'
-import { defineCollection, type RecordStore } from '@quire/records'
+import { defineCollection, StoreFullError, type RecordStore } from '@quire/records'
 
 /**
  * The users service owns the `users`, `long_lived_tokens` and `environments` collections. Every service's auth
@@ -177,10 +177,15 @@ export function recordsIdentity(store: RecordStore): Identity {
       const now = Date.now()
       if (!session || session.expiresAt <= now) return null
       if (session.lastUsedOn === undefined || Date.parse(session.lastUsedOn) + LAST_USE_RESOLUTION_MS <= now) {
-        await sessions.updateOne(
-          { _id: session._id, lastUsedOn: session.lastUsedOn ?? { $exists: false } },
-          { $set: { lastUsedOn: new Date(now).toISOString() } },
-        )
+        try {
+          await sessions.updateOne(
+            { _id: session._id, lastUsedOn: session.lastUsedOn ?? { $exists: false } },
+            { $set: { lastUsedOn: new Date(now).toISOString() } },
+          )
+        } catch (err) {
+          // A full disk refuses writes, not a signed-in user's reads: the time of use stays as it was.
+          if (!(err instanceof StoreFullError)) throw err
+        }
       }
       return { userId: session.userId }
     },

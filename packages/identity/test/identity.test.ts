@@ -2,7 +2,7 @@ import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import t from 'tap'
-import { newObjectId, openRecordStore, type RecordStore } from '@quire/records'
+import { newObjectId, openRecordStore, StoreFullError, type RecordStore } from '@quire/records'
 import { hashToken, IDENTITY_COLLECTIONS, recordsIdentity, type IdentityUserRecord } from '../src/index.js'
 
 type Entry = { administrator?: boolean; active?: boolean }
@@ -113,6 +113,21 @@ t.test('a session is live until it is deleted or expires; its use is recorded on
   t.match(used, /^\d{4}-\d\d-\d\dT/, 'a use is recorded')
   await identity.session('live')
   t.equal((await sessions.findOne({ _id: 'live' }))?.lastUsedOn, used, 'at most once a minute')
+
+  await sessions.updateOne({ _id: 'live' }, { $set: { lastUsedOn: new Date(Date.now() - 120_000).toISOString() } })
+  // The store as on a full disk: reads go on, updates are refused.
+  const full: RecordStore = {
+    ...store,
+    collection: (name) =>
+      new Proxy(store.collection(name), {
+        get(target, property) {
+          const value: unknown = Reflect.get(target, property, target)
+          if (property === 'updateOne') return () => Promise.reject(new StoreFullError('the disk is full'))
+          return typeof value === 'function' ? value.bind(target) : value
+        },
+      }),
+  }
+  t.same(await recordsIdentity(full).session('live'), { userId: 'u1' }, 'a full disk does not refuse the session')
 
   await sessions.deleteOne({ _id: 'live' })
   t.equal(await identity.session('live'), null, 'ended')
