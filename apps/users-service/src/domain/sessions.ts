@@ -2,7 +2,7 @@ import { randomBytes, randomUUID } from 'node:crypto'
 import { hashToken } from '@quire/identity'
 import type { RecordStore, Transaction } from '@quire/records'
 import { fail } from '@quire/service-kit'
-import { COLLECTIONS, type SessionRecord } from '../collections.js'
+import { COLLECTIONS } from '../collections.js'
 
 /** A session not renewed for this long ends: a browser left closed for two weeks signs in again. */
 export const SESSION_SECONDS = 14 * 86_400
