@@ -7,8 +7,8 @@ import { IDENTITY_COLLECTIONS, recordsIdentity } from '../packages/identity/dist
 import { createServer } from '../packages/service-kit/dist/index.js'
 import { accessToken, createUser, testResources } from '../packages/testing/dist/index.js'
 
-const REQUESTS = Number(process.env.BENCH_REQUESTS ?? 3000)
-const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 6)
+const REQUESTS = Number(process.env.BENCH_REQUESTS ?? 500)
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 20)
 
 const teardowns = []
 const resources = await testResources({ teardown: (fn) => teardowns.push(fn) })
@@ -46,7 +46,8 @@ await round(tokens.plain)
 await round(tokens.session)
 const rates = { plain: [], session: [] }
 for (let i = 0; i < ROUNDS; i++) {
-  for (const kind of i % 2 === 0 ? ['plain', 'session'] : ['session', 'plain']) rates[kind].push(await round(tokens[kind]))
+  for (const kind of i % 2 === 0 ? ['plain', 'session'] : ['session', 'plain'])
+    rates[kind].push(await round(tokens[kind]))
 }
 const plain = median(rates.plain)
 const session = median(rates.session)
