@@ -12,7 +12,7 @@ const MAX_SESSIONS_PER_USER = 50
 const USER_AGENT_CHARS = 256
 
 /** A session as its user sees it in `GET /auth/sessions`. */
-export interface SessionView {
+interface SessionView {
   _id: string
   userAgent: string
   _createdOn: string
