@@ -160,6 +160,13 @@ const auth = (prefix: '/auth' | '/api/v2/auth'): Record<string, Row> => ({
     ok: 200,
     request: () => ({ url: `${prefix}/sessions/logout`, payload: { refreshToken: 'x'.repeat(43) } }),
   },
+  [`GET ${prefix}/sessions`]: { access: 'signedIn', ok: 200, request: () => ({ url: `${prefix}/sessions` }) },
+  // A made-up id: only a signed-in caller gets as far as the lookup among its own sessions.
+  [`DELETE ${prefix}/sessions/:sessionId`]: {
+    access: 'signedIn',
+    ok: 404,
+    request: () => ({ url: `${prefix}/sessions/${unique('session')}` }),
+  },
   [`POST ${prefix}/reset-password`]: {
     access: 'public',
     ok: 200,

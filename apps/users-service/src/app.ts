@@ -12,6 +12,7 @@ import { housekeepingPlugin } from './plugins/housekeeping.js'
 import { longLivedTokensPlugin } from './plugins/long-lived-tokens.js'
 import { mailerPlugin, type MailTransport } from './plugins/mailer.js'
 import { passwordResetPlugin } from './plugins/password-reset.js'
+import { sessionsPlugin } from './plugins/sessions.js'
 import { throttlePlugin } from './plugins/throttle.js'
 import { twoFactorPlugin } from './plugins/two-factor.js'
 import { usersRepositoryPlugin } from './plugins/users-repository.js'
@@ -97,13 +98,14 @@ export const app: FastifyPluginAsync<UsersAppOptions> = async (fastify, options)
     windowSeconds: config.QUIRE_RESET_WINDOW_SECONDS,
     now,
   })
+  await fastify.register(sessionsPlugin, { store, now })
   await fastify.register(housekeepingPlugin, { store, intervalSeconds: config.QUIRE_PURGE_INTERVAL_SECONDS, now })
 
   const auth = { accessTokenTtl: config.QUIRE_ACCESS_TOKEN_TTL }
   await fastify.register(authRoutes, { ...auth, prefix: PREFIXES.auth })
   await fastify.register(authRoutes, { ...auth, prefix: PREFIXES.apiAuth })
   for (const prefix of [PREFIXES.auth, PREFIXES.apiAuth]) {
-    await fastify.register(sessionsRoutes, { ...auth, store, now, prefix: `${prefix}/sessions` })
+    await fastify.register(sessionsRoutes, { ...auth, prefix: `${prefix}/sessions` })
   }
   await fastify.register(usersRoutes, { prefix: PREFIXES.users })
   await fastify.register(longLivedTokenRoutes, { prefix: PREFIXES.users })

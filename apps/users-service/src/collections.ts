@@ -2,6 +2,7 @@ import type { EnvironmentEntry } from '@quire/contracts'
 import {
   IDENTITY_COLLECTIONS,
   type IdentityEnvironmentRecord,
+  type IdentitySessionRecord,
   type IdentityTokenRecord,
   type IdentityUserRecord,
 } from '@quire/identity'
@@ -106,6 +107,19 @@ export interface OutboxRecord {
   [field: string]: unknown
 }
 
+/**
+ * A renewable sign-in (domain/sessions.ts): only the hash of its current refresh token. Every service's auth reads
+ * it by `_id` (the `sid` of its access tokens) through @quire/identity; deleting it signs out.
+ */
+export interface SessionRecord extends IdentitySessionRecord {
+  tokenHash: string
+  /** Real epoch ms, compared with the user's `sessionsValidAfter` (which is written on the real clock). */
+  openedAt: number
+  /** The client's `User-Agent`, cut to 256 characters; absent on sessions opened before it was kept. */
+  userAgent?: string
+  _createdOn?: string
+}
+
 /** One line of the audit log: who did what to whom, when. */
 export interface AuditRecord {
   _id: string
@@ -151,6 +165,12 @@ export const COLLECTIONS = {
     { name: 'delivery', fields: { status: 1, nextAttemptAt: 1 } },
   ]),
   auditLog: defineCollection<AuditRecord>('audit_log'),
+  sessions: defineCollection<SessionRecord>(IDENTITY_COLLECTIONS.sessions.name, [
+    ...IDENTITY_COLLECTIONS.sessions.indexes,
+    { name: 'tokenHash', fields: { tokenHash: 1 }, unique: true },
+    { name: 'userId', fields: { userId: 1 } },
+    EXPIRES_AT,
+  ]),
 } as const
 
 /**

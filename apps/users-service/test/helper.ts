@@ -11,7 +11,7 @@ import {
   type TestResources,
   type UserSeed,
 } from '@quire/testing'
-import type { RecordStore } from '@quire/records'
+import { openRecordStore, type RecordStore } from '@quire/records'
 import { COLLECTIONS } from '../src/collections.js'
 import type { MailTransport } from '../src/plugins/mailer.js'
 import { ConfigSchema } from '../src/config.js'
@@ -68,19 +68,40 @@ export interface BuildOptions {
   mailTransport?: MailTransport
 }
 
+const configOf = (dataDir: string, env: Record<string, string>) =>
+  loadConfig(ConfigSchema, {
+    QUIRE_DATA_DIR: dataDir,
+    QUIRE_ENVIRONMENT_ID: ENV_A,
+    QUIRE_ADMIN_USERNAME: ADMIN.username,
+    QUIRE_ADMIN_PASSWORD: ADMIN.password,
+    ...env,
+  })
+
+/**
+ * A second users service over the same data dir, through its own store handle and with the same keys: another
+ * replica of `built`'s deployment, for rules that must hold across replicas at once.
+ */
+export async function replica(t: Teardown, built: Built): Promise<App> {
+  const { dataDir, keys } = built.resources
+  const store = await openRecordStore({ dataDir })
+  const server = createServer({ logLevel: 'silent' })
+  await mountService(server, service, { store, keys, config: configOf(dataDir, {}), now: () => built.clock.now })
+  // Registered before `built`'s teardowns run (they are last-in first-out): closed before the data dir goes.
+  t.teardown(async () => {
+    await server.close()
+    await store.close()
+  })
+  await server.ready()
+  return server
+}
+
 export async function build(
   t: Teardown & { fail(message: string): void },
   env: Record<string, string> = {},
   { wrapStore = (store) => store, mailTransport }: BuildOptions = {},
 ): Promise<Built> {
   const resources = await testResources(t)
-  const config = loadConfig(ConfigSchema, {
-    QUIRE_DATA_DIR: resources.dataDir,
-    QUIRE_ENVIRONMENT_ID: ENV_A,
-    QUIRE_ADMIN_USERNAME: ADMIN.username,
-    QUIRE_ADMIN_PASSWORD: ADMIN.password,
-    ...env,
-  })
+  const config = configOf(resources.dataDir, env)
   const clock = { now: Date.parse('2030-01-01T00:00:10.000Z') }
   const server = createServer({ logLevel: 'silent' })
   // The service's own instance, where its capabilities are decorated (the mount encapsulates them).

@@ -17,6 +17,8 @@ export interface Caller {
   readonly actionDepth: number
   /** For `via: 'action'`: aborts when the run that made the call ends; what the call would still start must not. */
   readonly signal?: AbortSignal
+  /** The session of an access token from `/auth/sessions` (its `sid`): `GET /auth/sessions` flags it current. */
+  readonly sessionId?: string
 }
 
 /** Who calls, and where: set by `requireEnvironment` alone. */
@@ -28,10 +30,14 @@ export interface Scope extends Caller {
   readonly groups: readonly string[]
 }
 
-/** Claims of our access tokens: `t` is the issue time in ms, finer than `iat`, for session revocation. */
+/**
+ * Claims of our access tokens: `t` is the issue time in ms, finer than `iat`, for session revocation; `sid` the
+ * session a renewable sign-in opened (absent from `/auth/login`'s tokens), which must still be live.
+ */
 export interface AccessTokenClaims {
   sub: string
   t: number
+  sid?: string
 }
 
 /** Who a request's credentials name, and what of the user's access they carry. */
@@ -45,4 +51,5 @@ export interface Identified {
   /** Set when the credentials are bound: the environments they may act in (a delegation: its run's alone). */
   environmentIds?: readonly string[]
   signal?: AbortSignal
+  sessionId?: string
 }

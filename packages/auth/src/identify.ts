@@ -42,8 +42,9 @@ export const isScriptCall = (credentials: Credentials): boolean =>
 const unauthorized = (why: string) => fail('unauthorized', why, 'Please sign in again')
 
 /**
- * Who a request's credentials name, read again from `identity` at every call (a revocation applies at once),
- * within the budgets. `retryAfter` receives the seconds to wait when a budget refuses.
+ * Who a request's credentials name, read again from `identity` at every call (a revocation applies at once):
+ * `withinBudget` for a request, where `retryAfter` receives the seconds to wait when a budget refuses; `again`,
+ * outside the budgets, to re-check credentials already let in (a long-lived stream's subscriber).
  */
 export function createIdentify({ identity, signature, perMinute }: IdentifyDeps) {
   const verified = new VerifiedTokens()
@@ -58,7 +59,9 @@ export function createIdentify({ identity, signature, perMinute }: IdentifyDeps)
     try {
       const exp = signature.decode(token)?.exp
       if (typeof exp === 'number' && exp * 1000 <= Date.now()) return undefined
-      return signature.verify(token)
+      const claims = signature.verify(token)
+      // Ours always carry a string; anything else never reaches a store filter.
+      return claims.sid === undefined || typeof claims.sid === 'string' ? claims : undefined
     } catch {
       return undefined
     }
@@ -74,6 +77,7 @@ export function createIdentify({ identity, signature, perMinute }: IdentifyDeps)
     if (!claims && !TOKEN_FORM.test(token)) throw unauthorized('Missing or malformed Authorization: Bearer token')
     let userId: string
     let issuedAt = Number.POSITIVE_INFINITY
+    let sessionId: string | undefined
     let via: Caller['via'] = 'access-token'
     let environmentIds: readonly string[] | undefined
     if (claims || token.split('.').length === 3) {
@@ -84,6 +88,7 @@ export function createIdentify({ identity, signature, perMinute }: IdentifyDeps)
       }
       userId = claims.sub
       issuedAt = claims.t
+      sessionId = claims.sid
     } else {
       const owner = await identity.longLivedToken(token)
       if (!owner) throw unauthorized('The token is invalid, revoked or expired')
@@ -91,11 +96,26 @@ export function createIdentify({ identity, signature, perMinute }: IdentifyDeps)
       via = 'long-lived-token'
       environmentIds = owner.environmentIds
     }
-    const user = await identity.user(userId)
+    // Read from the store every time, like the user: a sign-out on any replica refuses the token on all at once.
+    const [user, session] = await Promise.all([
+      identity.user(userId),
+      sessionId === undefined ? undefined : identity.session(sessionId),
+    ])
     if (!user || issuedAt < user.sessionsValidAfter) throw unauthorized('The token is no longer valid')
+    if (session !== undefined && session?.userId !== userId) {
+      throw unauthorized('The session of this access token was signed out, ended or expired')
+    }
     // A token minted by someone else carries what its minter could give, never the super-administrator's rights.
     const superAdministrator = user.superAdministrator && environmentIds === undefined
-    return { userId, via, access: user, actionDepth: 0, superAdministrator, ...(environmentIds && { environmentIds }) }
+    return {
+      userId,
+      via,
+      access: user,
+      actionDepth: 0,
+      superAdministrator,
+      ...(environmentIds && { environmentIds }),
+      ...(sessionId !== undefined && { sessionId }),
+    }
   }
 
   /**
@@ -128,10 +148,7 @@ export function createIdentify({ identity, signature, perMinute }: IdentifyDeps)
    * credentials fail is counted by its address, so a random Authorization header per request gets no fresh
    * budget, and an address past it is refused before any verification work.
    */
-  return async function identifyWithinBudget(
-    credentials: Credentials,
-    retryAfter: (seconds: number) => void,
-  ): Promise<Identified> {
+  async function withinBudget(credentials: Credentials, retryAfter: (seconds: number) => void): Promise<Identified> {
     if (!budget) return identify(credentials)
     const address = `address:${credentials.address}`
     let wait = budget.wait(address, Date.now())
@@ -150,4 +167,6 @@ export function createIdentify({ identity, signature, perMinute }: IdentifyDeps)
     budget.count(caller, now)
     return identified
   }
+
+  return { withinBudget, again: identify }
 }

@@ -1,4 +1,4 @@
-export { authPlugin, type AuthOptions } from './plugin.js'
+export { authPlugin, stillValid, type AuthOptions } from './plugin.js'
 export type { Caller, Scope, AccessTokenClaims } from './caller.js'
 export {
   delegate,

@@ -1,7 +1,7 @@
 import fp from 'fastify-plugin'
 import fastifyJwt from '@fastify/jwt'
 import type { FastifyInstance, FastifyReply, FastifyRequest, onRequestAsyncHookHandler } from 'fastify'
-import { fail } from '@quire/service-kit'
+import { ApiError, fail } from '@quire/service-kit'
 import type { Identity } from '@quire/identity'
 import type { AccessTokenClaims, Caller, Scope } from './caller.js'
 import { delegationHandle, refuseNetworkDelegation } from './delegation.js'
@@ -25,11 +25,15 @@ type Hook = onRequestAsyncHookHandler
 
 const CALLER = Symbol('quire.caller')
 const SCOPE = Symbol('quire.scope')
+/** The plugin instance's `stillValid` check, set beside the caller (one function per plugin, none per request). */
+const RECHECK = Symbol('quire.recheck')
+type Recheck = (request: FastifyRequest) => Promise<boolean>
 
 declare module 'fastify' {
   interface FastifyRequest {
     [CALLER]: Caller | null
     [SCOPE]: Scope | null
+    [RECHECK]: Recheck | null
     /** The caller, in routes behind `authenticate` or `requireEnvironment`; reading it elsewhere throws. */
     readonly caller: Caller
     /** The caller and its environment, in routes behind `requireEnvironment`; reading it elsewhere throws. */
@@ -47,8 +51,11 @@ declare module 'fastify' {
       requireSuperAdministrator: Hook
       /** Any route, before or without authentication: 403 to a server script's call (credentials, accounts). */
       refuseDelegation: Hook
-      /** Signs an access token for a user (only where the private key was given: the users service). */
-      issueAccessToken(userId: string): string
+      /**
+       * Signs an access token for a user (only where the private key was given: the users service); with
+       * `sessionId`, the token is refused once that session ends.
+       */
+      issueAccessToken(userId: string, sessionId?: string): string
     }
   }
 }
@@ -79,7 +86,7 @@ async function auth(app: FastifyInstance, options: AuthOptions) {
     verify: { algorithms: ['RS256'] },
   })
 
-  const identifyWithinBudget = createIdentify({
+  const identification = createIdentify({
     identity,
     signature: {
       decode: (token) => app.jwt.decode<{ exp?: unknown }>(token),
@@ -88,13 +95,35 @@ async function auth(app: FastifyInstance, options: AuthOptions) {
     perMinute: options.callerRateLimitPerMinute ?? 0,
   })
   const identify = (request: FastifyRequest, reply: FastifyReply) =>
-    identifyWithinBudget(credentialsOf(request), (seconds) => reply.header('retry-after', String(seconds)))
+    identification.withinBudget(credentialsOf(request), (seconds) => reply.header('retry-after', String(seconds)))
+
+  /** The request's credentials identified again, and its environment's access checked again behind `requireEnvironment`. */
+  const recheck: Recheck = async (request) => {
+    try {
+      const identified = await identification.again(credentialsOf(request))
+      const scope = request[SCOPE]
+      if (scope) await scopeIn(identified, scope.environmentId, identity)
+      return identified.userId === request[CALLER]?.userId
+    } catch (err) {
+      // A refusal is the answer; a store that cannot be read is the caller's to handle.
+      if (err instanceof ApiError && err.statusCode < 500) return false
+      throw err
+    }
+  }
 
   const authenticate: Hook = async (request, reply) => {
-    const { userId, via, superAdministrator, actionDepth, environmentIds } = await identify(request, reply)
+    const { userId, via, superAdministrator, actionDepth, environmentIds, sessionId } = await identify(request, reply)
     // Routes outside any environment (environments, the marketplace, the user's own account) are not a script's.
     if (via === 'action') throw fail('forbidden', 'An action can only call routes of its own environment')
-    request[CALLER] = { userId, via, superAdministrator, actionDepth, ...(environmentIds && { environmentIds }) }
+    request[CALLER] = {
+      userId,
+      via,
+      superAdministrator,
+      actionDepth,
+      ...(environmentIds && { environmentIds }),
+      ...(sessionId !== undefined && { sessionId }),
+    }
+    request[RECHECK] = recheck
   }
 
   const requireEnvironment: Hook = async (request, reply) => {
@@ -102,6 +131,7 @@ async function auth(app: FastifyInstance, options: AuthOptions) {
     const scope = await scopeIn(await identify(request, reply), environmentId, identity)
     request[CALLER] = scope
     request[SCOPE] = scope
+    request[RECHECK] = recheck
   }
 
   /** Credentials and accounts are never a script's to manage, its own user's included. */
@@ -128,6 +158,7 @@ async function auth(app: FastifyInstance, options: AuthOptions) {
   app.addHook('onRequest', refuseNetworkDelegation)
   app.decorateRequest(CALLER, null)
   app.decorateRequest(SCOPE, null)
+  app.decorateRequest(RECHECK, null)
   // Getters, so a route that forgot its hook fails loudly (a 500) instead of acting for nobody, or in no environment.
   app.decorateRequest('caller', {
     getter(this: FastifyRequest) {
@@ -139,9 +170,9 @@ async function auth(app: FastifyInstance, options: AuthOptions) {
       return this[SCOPE] ?? wiringError(this, 'requireEnvironment')
     },
   })
-  const issueAccessToken = (userId: string): string => {
+  const issueAccessToken = (userId: string, sessionId?: string): string => {
     if (!options.keys.privateKey) throw new Error('this service has no private key to sign with')
-    return app.jwt.sign({ sub: userId, t: Date.now() })
+    return app.jwt.sign({ sub: userId, t: Date.now(), ...(sessionId !== undefined && { sid: sessionId }) })
   }
 
   app.decorate('auth', {
@@ -152,6 +183,18 @@ async function auth(app: FastifyInstance, options: AuthOptions) {
     refuseDelegation,
     issueAccessToken,
   })
+}
+
+/**
+ * Whether the caller of a request let in by `authenticate` or `requireEnvironment` would still be let in now: its
+ * credentials are read again (the user there and not signed out everywhere, the access token unexpired and its
+ * session live, the long-lived token not revoked, the delegation not ended) and, behind `requireEnvironment`, its
+ * access to that environment. For work that outlives the request's hooks, such as an SSE stream re-checking its
+ * subscriber; outside the per-minute budgets. Rejects only when the store cannot be read.
+ */
+export function stillValid(request: FastifyRequest): Promise<boolean> {
+  const recheck = request[RECHECK] ?? wiringError(request, 'authenticate or requireEnvironment')
+  return recheck(request)
 }
 
 /** Bearer verification, environment scope and role checks, shared by every service. */

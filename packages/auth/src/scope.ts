@@ -22,7 +22,7 @@ export function environmentIdOf(header: string | string[] | undefined): string {
 
 /** The caller's scope in `environmentId`: 403 unless its credentials reach it and its user has access there. */
 export async function scopeIn(identified: Identified, environmentId: string, identity: Identity): Promise<Scope> {
-  const { userId, via, access, actionDepth, superAdministrator, environmentIds, signal } = identified
+  const { userId, via, access, actionDepth, superAdministrator, environmentIds, signal, sessionId } = identified
   // Bound credentials never reach another environment, even one their user can.
   if (environmentIds !== undefined && !environmentIds.includes(environmentId)) {
     throw via === 'action'
@@ -56,5 +56,6 @@ export async function scopeIn(identified: Identified, environmentId: string, ide
     ...role,
     ...(environmentIds && { environmentIds }),
     ...(signal && { signal }),
+    ...(sessionId !== undefined && { sessionId }),
   }
 }

@@ -668,7 +668,11 @@ export interface paths {
       path?: never
       cookie?: never
     }
-    get?: never
+    /**
+     * List sessions
+     * @description List sessions. Needs a bearer token.
+     */
+    get: operations['listSessions']
     put?: never
     /**
      * Open session
@@ -721,7 +725,7 @@ export interface paths {
     patch?: never
     trace?: never
   }
-  '/api/v2/auth/sessions': {
+  '/auth/sessions/{sessionId}': {
     parameters: {
       query?: never
       header?: never
@@ -729,6 +733,30 @@ export interface paths {
       cookie?: never
     }
     get?: never
+    put?: never
+    post?: never
+    /**
+     * End own session
+     * @description End own session. Needs a bearer token.
+     */
+    delete: operations['endOwnSession']
+    options?: never
+    head?: never
+    patch?: never
+    trace?: never
+  }
+  '/api/v2/auth/sessions': {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    /**
+     * List sessions
+     * @description List sessions. Needs a bearer token.
+     */
+    get: operations['listSessionsApiV2']
     put?: never
     /**
      * Open session
@@ -776,6 +804,26 @@ export interface paths {
      */
     post: operations['endSessionApiV2']
     delete?: never
+    options?: never
+    head?: never
+    patch?: never
+    trace?: never
+  }
+  '/api/v2/auth/sessions/{sessionId}': {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    get?: never
+    put?: never
+    post?: never
+    /**
+     * End own session
+     * @description End own session. Needs a bearer token.
+     */
+    delete: operations['endOwnSessionApiV2']
     options?: never
     head?: never
     patch?: never
@@ -4076,6 +4124,58 @@ export interface operations {
       }
     }
   }
+  listSessions: {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    requestBody?: never
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': {
+            /** @enum {string} */
+            status: 'ok'
+            data: {
+              _id: string
+              userAgent: string
+              /** Format: date-time */
+              _createdOn: string
+              /** Format: date-time */
+              lastUsedOn: string
+              /** Format: date-time */
+              expiresOn: string
+              current: boolean
+            }[]
+          }
+        }
+      }
+      /** @description The request was refused: see `error` for why */
+      '4XX': {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorBody']
+        }
+      }
+      /** @description The server failed or is unavailable */
+      '5XX': {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorBody']
+        }
+      }
+    }
+  }
   openSession: {
     parameters: {
       query?: never
@@ -4241,6 +4341,106 @@ export interface operations {
       }
     }
   }
+  endOwnSession: {
+    parameters: {
+      query?: never
+      header?: never
+      path: {
+        sessionId: string
+      }
+      cookie?: never
+    }
+    requestBody?: never
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': {
+            /** @enum {string} */
+            status: 'ok'
+            data: {
+              _id: string
+              /** @enum {boolean} */
+              signedOut: true
+            }
+          }
+        }
+      }
+      /** @description The request was refused: see `error` for why */
+      '4XX': {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorBody']
+        }
+      }
+      /** @description The server failed or is unavailable */
+      '5XX': {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorBody']
+        }
+      }
+    }
+  }
+  listSessionsApiV2: {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    requestBody?: never
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': {
+            /** @enum {string} */
+            status: 'ok'
+            data: {
+              _id: string
+              userAgent: string
+              /** Format: date-time */
+              _createdOn: string
+              /** Format: date-time */
+              lastUsedOn: string
+              /** Format: date-time */
+              expiresOn: string
+              current: boolean
+            }[]
+          }
+        }
+      }
+      /** @description The request was refused: see `error` for why */
+      '4XX': {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorBody']
+        }
+      }
+      /** @description The server failed or is unavailable */
+      '5XX': {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorBody']
+        }
+      }
+    }
+  }
   openSessionApiV2: {
     parameters: {
       query?: never
@@ -4380,6 +4580,54 @@ export interface operations {
             /** @enum {string} */
             status: 'ok'
             data: {
+              /** @enum {boolean} */
+              signedOut: true
+            }
+          }
+        }
+      }
+      /** @description The request was refused: see `error` for why */
+      '4XX': {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorBody']
+        }
+      }
+      /** @description The server failed or is unavailable */
+      '5XX': {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorBody']
+        }
+      }
+    }
+  }
+  endOwnSessionApiV2: {
+    parameters: {
+      query?: never
+      header?: never
+      path: {
+        sessionId: string
+      }
+      cookie?: never
+    }
+    requestBody?: never
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': {
+            /** @enum {string} */
+            status: 'ok'
+            data: {
+              _id: string
               /** @enum {boolean} */
               signedOut: true
             }

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto'
-import { defineCollection, type RecordStore } from '@quire/records'
+import { defineCollection, StoreFullError, type RecordStore } from '@quire/records'
 
 /**
  * The users service owns the `users`, `long_lived_tokens` and `environments` collections. Every service's auth
@@ -44,6 +44,20 @@ export interface IdentityEnvironmentRecord {
   [field: string]: unknown
 }
 
+/**
+ * A renewable sign-in (`/auth/sessions`); its access tokens carry its `_id` as `sid` and are refused once it is
+ * gone (signed out, ended, swept) or past `expiresAt`. The users service's record adds the refresh token's hash.
+ */
+export interface IdentitySessionRecord {
+  _id: string
+  userId: string
+  /** Epoch ms on the users service's clock (the real one outside tests); each renewal pushes it back. */
+  expiresAt: number
+  /** ISO time of the last request made with one of its access tokens, written at most once a minute. */
+  lastUsedOn?: string
+  [field: string]: unknown
+}
+
 /** What auth needs of an environment: `null` when it does not exist (or was deleted). */
 type EnvironmentState = 'active' | 'inactive' | null
 
@@ -55,6 +69,8 @@ export const IDENTITY_COLLECTIONS = {
     { name: 'tokenHash', fields: { tokenHash: 1 }, unique: true },
   ]),
   environments: defineCollection<IdentityEnvironmentRecord>('environments'),
+  /** Auth reads it by `_id` alone; the users service declares the rest of its indexes. */
+  sessions: defineCollection<IdentitySessionRecord>('sessions'),
 } as const
 
 /** What the auth plugin needs to know about a caller, whichever service it runs in. */
@@ -73,6 +89,8 @@ export interface Identity {
     secret: string,
   ): Promise<{ tokenId: string; userId: string; environmentIds?: readonly string[] } | null>
   environmentState(environmentId: string): Promise<EnvironmentState>
+  /** The user of a live (not ended, not expired) session, or null; marks its use as `longLivedToken` does. */
+  session(sessionId: string): Promise<{ userId: string } | null>
   /** The users active in an environment (usage statistics), counted on the `activeEnvironmentIds` index. */
   activeUsers(environmentId: string): Promise<number>
 }
@@ -80,7 +98,10 @@ export interface Identity {
 /** Long-lived tokens are stored only as this hash. They are long random strings, so a fast hash suffices. */
 export const hashToken = (secret: string): string => createHash('sha256').update(secret).digest('hex')
 
-/** `lastUsedOn` is written when older than this: the token list shows use to the minute, at one write a minute. */
+/**
+ * `lastUsedOn` is written when older than this: the token and session lists show use to the minute, at one write
+ * a minute.
+ */
 const LAST_USE_RESOLUTION_MS = 60_000
 
 /** Users whose decoded access is kept, by id; more than the callers active at once on one process. */
@@ -115,6 +136,7 @@ export function recordsIdentity(store: RecordStore): Identity {
   const users = IDENTITY_COLLECTIONS.users.in(store)
   const tokens = IDENTITY_COLLECTIONS.longLivedTokens.in(store)
   const environments = IDENTITY_COLLECTIONS.environments.in(store)
+  const sessions = IDENTITY_COLLECTIONS.sessions.in(store)
   const decoded = new Map<string, { json: string; access: UserAccess }>()
   return {
     async user(userId) {
@@ -149,6 +171,23 @@ export function recordsIdentity(store: RecordStore): Identity {
       if (!stored) return null
       const { active, deletedOn } = JSON.parse(stored.json) as IdentityEnvironmentRecord
       return deletedOn !== undefined ? null : active === false ? 'inactive' : 'active'
+    },
+    async session(sessionId) {
+      const session = await sessions.findOne({ _id: sessionId })
+      const now = Date.now()
+      if (!session || session.expiresAt <= now) return null
+      if (session.lastUsedOn === undefined || Date.parse(session.lastUsedOn) + LAST_USE_RESOLUTION_MS <= now) {
+        try {
+          await sessions.updateOne(
+            { _id: session._id, lastUsedOn: session.lastUsedOn ?? { $exists: false } },
+            { $set: { lastUsedOn: new Date(now).toISOString() } },
+          )
+        } catch (err) {
+          // A full disk refuses writes, not a signed-in user's reads: the time of use stays as it was.
+          if (!(err instanceof StoreFullError)) throw err
+        }
+      }
+      return { userId: session.userId }
     },
     activeUsers: (environmentId) => users.count({ activeEnvironmentIds: environmentId }),
   }

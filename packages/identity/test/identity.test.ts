@@ -2,7 +2,7 @@ import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import t from 'tap'
-import { newObjectId, openRecordStore, type RecordStore } from '@quire/records'
+import { newObjectId, openRecordStore, StoreFullError, type RecordStore } from '@quire/records'
 import { hashToken, IDENTITY_COLLECTIONS, recordsIdentity, type IdentityUserRecord } from '../src/index.js'
 
 type Entry = { administrator?: boolean; active?: boolean }
@@ -91,4 +91,44 @@ t.test('what other services read of the users service: access, tokens, environme
   await tokens.updateOne({ _id: 'live' }, { $set: { lastUsedOn: longAgo } })
   await identity.longLivedToken('secret-live')
   t.not((await tokens.findOne({ _id: 'live' }))?.lastUsedOn, longAgo, 'a use after a minute is recorded again')
+})
+
+t.test('a session is live until it is deleted or expires; its use is recorded once a minute', async (t) => {
+  const dataDir = await mkdtemp(join(tmpdir(), 'quire-identity-'))
+  const store = await openRecordStore({ dataDir })
+  t.teardown(async () => {
+    await store.close()
+    await rm(dataDir, { recursive: true, force: true })
+  })
+  const identity = recordsIdentity(store)
+  const sessions = IDENTITY_COLLECTIONS.sessions.in(store)
+  await sessions.insertOne({ _id: 'live', userId: 'u1', expiresAt: Date.now() + 60_000 })
+  await sessions.insertOne({ _id: 'lapsed', userId: 'u1', expiresAt: Date.now() - 1 })
+
+  t.same(await identity.session('live'), { userId: 'u1' })
+  t.equal(await identity.session('lapsed'), null, 'past its expiry')
+  t.equal(await identity.session('unknown'), null)
+
+  const used = (await sessions.findOne({ _id: 'live' }))?.lastUsedOn
+  t.match(used, /^\d{4}-\d\d-\d\dT/, 'a use is recorded')
+  await identity.session('live')
+  t.equal((await sessions.findOne({ _id: 'live' }))?.lastUsedOn, used, 'at most once a minute')
+
+  await sessions.updateOne({ _id: 'live' }, { $set: { lastUsedOn: new Date(Date.now() - 120_000).toISOString() } })
+  // The store as on a full disk: reads go on, updates are refused.
+  const full: RecordStore = {
+    ...store,
+    collection: (name) =>
+      new Proxy(store.collection(name), {
+        get(target, property) {
+          const value: unknown = Reflect.get(target, property, target)
+          if (property === 'updateOne') return () => Promise.reject(new StoreFullError('the disk is full'))
+          return typeof value === 'function' ? value.bind(target) : value
+        },
+      }),
+  }
+  t.same(await recordsIdentity(full).session('live'), { userId: 'u1' }, 'a full disk does not refuse the session')
+
+  await sessions.deleteOne({ _id: 'live' })
+  t.equal(await identity.session('live'), null, 'ended')
 })

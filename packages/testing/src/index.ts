@@ -91,15 +91,19 @@ export async function createUser(store: RecordStore, seed: UserSeed = {}): Promi
 
 const base64url = (value: object) => Buffer.from(JSON.stringify(value)).toString('base64url')
 
-/** An RS256 access token as the users service issues it; `expiresIn` may be negative for an expired one. */
+/**
+ * An RS256 access token as the users service issues it; `expiresIn` may be negative for an expired one, and
+ * `sessionId` is its `sid` (a renewable sign-in's).
+ */
 export function accessToken(
   privateKey: string,
   userId: string,
-  options: { expiresIn?: number; issuedAt?: number } = {},
+  options: { expiresIn?: number; issuedAt?: number; sessionId?: string } = {},
 ): string {
   const t = options.issuedAt ?? Date.now()
   const iat = Math.floor(t / 1000)
-  const body = `${base64url({ alg: 'RS256', typ: 'JWT' })}.${base64url({ sub: userId, t, iat, exp: iat + (options.expiresIn ?? 3600) })}`
+  const claims = { sub: userId, t, iat, exp: iat + (options.expiresIn ?? 3600), sid: options.sessionId }
+  const body = `${base64url({ alg: 'RS256', typ: 'JWT' })}.${base64url(claims)}`
   return `${body}.${createSign('RSA-SHA256').update(body).sign(privateKey).toString('base64url')}`
 }
 

@@ -5,6 +5,7 @@ import { fail } from '@quire/service-kit'
 import { RetryLater } from '../lib/fail.js'
 import { loginKey } from '../lib/identifiers.js'
 import { hashPassword, verifyPassword } from '../lib/passwords.js'
+import { endSessionsOf } from './sessions.js'
 import type { Throttle } from './throttle.js'
 import type { TwoFactor } from './two-factor.js'
 import type { UsersRepository } from './users-repository.js'
@@ -38,7 +39,7 @@ export interface Accounts {
    * password. Returns how many tokens were revoked.
    */
   changePassword(proof: Proof, newPassword: string): Promise<number>
-  /** Every access token of the user issued until now is refused. */
+  /** Every access token of the user issued until now is refused, and its sessions end. */
   signOutEverywhere(userId: string): Promise<void>
   /**
    * Clears the user's TOTP and recovery codes, ends its sessions, revokes its long-lived tokens and audits it, all
@@ -249,12 +250,18 @@ export function createAccounts(
             { _id: proof.userId },
             { $set: { 'authentication.passwordHash': passwordHash, 'authentication.sessionsValidAfter': Date.now() } },
           )
+        await endSessionsOf(tx, proof.userId)
         return COLLECTIONS.longLivedTokens.in(tx).deleteMany({ userId: proof.userId })
       })
     },
 
     async signOutEverywhere(userId) {
-      await users.updateOne({ _id: userId }, { $set: { 'authentication.sessionsValidAfter': Date.now() } })
+      await store.transaction(async (tx) => {
+        await COLLECTIONS.users
+          .in(tx)
+          .updateOne({ _id: userId }, { $set: { 'authentication.sessionsValidAfter': Date.now() } })
+        await endSessionsOf(tx, userId)
+      })
     },
 
     async resetTwoFactor(userId, caller, scope) {
@@ -284,6 +291,7 @@ export function createAccounts(
             { _id: target._id },
             { $unset: TWO_FACTOR_FIELDS, $set: { 'authentication.sessionsValidAfter': Date.now() } },
           )
+        await endSessionsOf(tx, target._id)
         const revoked = await COLLECTIONS.longLivedTokens.in(tx).deleteMany({ userId: target._id })
         await COLLECTIONS.auditLog.in(tx).insertOne({
           _id: newObjectId(),

@@ -9,6 +9,7 @@ import {
 } from '../collections.js'
 import { hashPassword } from '../lib/passwords.js'
 import { createEnvironmentsRepository } from './environments.js'
+import { endSessionsOf } from './sessions.js'
 import { createUsersRepository } from './users-repository.js'
 
 /** A member of an environment as an export carries it: the account's name and addresses, never credentials. */
@@ -100,6 +101,7 @@ export function createUsersAdmin(store: RecordStore, actorId: string): UsersAdmi
       )
       if (!updated) return false
       await COLLECTIONS.passwordResets.in(store).deleteMany({ userId: updated._id })
+      await endSessionsOf(store, updated._id)
       return true
     },
 

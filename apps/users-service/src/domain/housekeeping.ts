@@ -1,14 +1,20 @@
 import { ConflictError, type CollectionSpec, type RecordStore } from '@quire/records'
 import { sweepInChunks } from '@quire/service-kit'
-import { COLLECTIONS, type OutboxRecord, type PasswordResetRecord, type ThrottleRecord } from '../collections.js'
+import {
+  COLLECTIONS,
+  type OutboxRecord,
+  type PasswordResetRecord,
+  type SessionRecord,
+  type ThrottleRecord,
+} from '../collections.js'
 import type { Mailer } from './mailer.js'
 
 export interface Housekeeping {
   /**
-   * Deletes what has expired (throttle windows, reset tokens, mails) through each collection's `expiresAt` index,
+   * Deletes what has expired (throttle windows, reset tokens, mails, sessions) through each collection's `expiresAt` index,
    * then retries the mails due. Returns how many records went, per collection. A call while one runs joins it.
    */
-  run(): Promise<Record<'throttles' | 'passwordResets' | 'mailOutbox', number>>
+  run(): Promise<Record<'throttles' | 'passwordResets' | 'mailOutbox' | 'sessions', number>>
   /** A run under way stops after its transaction in progress; resolves once it has (its failure went to its caller). */
   stop(): Promise<void>
 }
@@ -32,7 +38,7 @@ export function createHousekeeping({ store, now }: HousekeepingOptions, mailer: 
    * many addresses leaves as many throttle windows, and one `deleteMany` would hold the event loop for them all.
    * Each goes only if still expired (a throttle's window may have started again since it was read).
    */
-  function purge<T extends ThrottleRecord | PasswordResetRecord | OutboxRecord>(
+  function purge<T extends ThrottleRecord | PasswordResetRecord | OutboxRecord | SessionRecord>(
     spec: CollectionSpec<T>,
     at: number,
   ): Promise<number> {
@@ -57,6 +63,9 @@ export function createHousekeeping({ store, now }: HousekeepingOptions, mailer: 
       throttles: await purge(COLLECTIONS.throttles, at),
       passwordResets: await purge(COLLECTIONS.passwordResets, at),
       mailOutbox: await purge(COLLECTIONS.mailOutbox, at),
+      // A lapsed session's tokens are refused already; its record would only stay. A renewal racing the purge
+      // moves `expiresAt` first and is kept (each deletion is conditional on it).
+      sessions: await purge(COLLECTIONS.sessions, at),
     }
     if (!stopped) await mailer.retryDue()
     return removed

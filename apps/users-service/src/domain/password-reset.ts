@@ -8,6 +8,7 @@ import { RetryLater } from '../lib/fail.js'
 import { loginKey, storedEmail } from '../lib/identifiers.js'
 import { hashPassword } from '../lib/passwords.js'
 import type { Mail, Mailer } from './mailer.js'
+import { endSessionsOf } from './sessions.js'
 import type { Throttle } from './throttle.js'
 import type { UsersRepository } from './users-repository.js'
 
@@ -118,6 +119,7 @@ export function createPasswordReset(
         )
         if (!updated) throw invalidToken()
         await COLLECTIONS.passwordResets.in(tx).deleteMany({ userId })
+        await endSessionsOf(tx, userId)
         // Whoever took over the account may have minted tokens: a reset ends every credential.
         return COLLECTIONS.longLivedTokens.in(tx).deleteMany({ userId })
       })

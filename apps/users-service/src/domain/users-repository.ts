@@ -13,6 +13,7 @@ import { COLLECTIONS, type UserRecord } from '../collections.js'
 import { userToActFor } from '../lib/acting-for.js'
 import { checkUsername, loginKey, storedEmail } from '../lib/identifiers.js'
 import { hashPassword } from '../lib/passwords.js'
+import { endSessionsOf } from './sessions.js'
 
 interface UserPage {
   users: UserRecord[]
@@ -51,7 +52,10 @@ export interface UsersRepository {
   createSuperAdministrator(username: string, password: string, actorId: string): Promise<UserRecord>
   /** Every lookup is made whatever matches, so the time taken does not tell which did. */
   findByName(name: string): Promise<NameMatches>
-  /** Merges `changes` into the user's entry for the environment (created when missing). */
+  /**
+   * Merges `changes` into the user's entry for the environment (created when missing). Deactivating the last
+   * environment a user (not a super-administrator) is active in ends its sessions.
+   */
   updateEntry(user: UserRecord, environmentId: string, changes: PatchUserBody, actorId: string): Promise<UserRecord>
   /** The user `userId` when the scope's caller may act for it with its credentials (see lib/acting-for). */
   toActFor(scope: Scope, userId: string): Promise<UserRecord>
@@ -217,6 +221,10 @@ export function createUsersRepository(store: RecordStore): UsersRepository {
           ...current.profile.environments,
           [environmentId]: entry,
         })
+        // Deactivated in its last environment, a user has nothing left to be signed in for: its sessions end (every
+        // access token issued until now is refused). Active elsewhere, they go on: an administrator of one
+        // environment does not sign a user out of another's.
+        const signOut = changes.active === false && activeEnvironmentIds.length === 0 && !current.isSuperAdministrator
         const path = `profile.environments.${environmentId}`
         // Field by field into an existing entry, so concurrent changes of other fields are kept.
         const entrySet = existing
@@ -236,9 +244,12 @@ export function createUsersRepository(store: RecordStore): UsersRepository {
               activeEnvironmentIds,
               _lastModifiedOn: new Date().toISOString(),
               _lastModifiedByUserId: actorId,
+              ...(signOut && { 'authentication.sessionsValidAfter': Date.now() }),
             },
           },
         )
+        // The user's `sessionsValidAfter` already refuses the sessions; deleting them takes them off the list.
+        if (updated && signOut) await endSessionsOf(store, updated._id)
         if (updated) return updated
         current = await users.findOne({ _id: user._id })
       }

@@ -76,6 +76,17 @@ export const authRoutes: FastifyPluginAsyncTypebox<AuthRoutesOptions> = async (a
   await app.register(resetTwoFactorRoutes)
 }
 
+/** After `authenticate`: an access token from a sign-in (`/auth/login`, `/auth/sessions`), not a long-lived token. */
+export const requireInteractiveSignIn: onRequestAsyncHookHandler = async function requireInteractiveSignIn(request) {
+  if (request.caller.via !== 'access-token') {
+    throw fail(
+      'forbidden',
+      'This call needs an access token from /auth/login, not a long-lived token',
+      'Sign in with your password to change your account’s security',
+    )
+  }
+}
+
 interface OwnAccountOptions {
   /** A fresh access token for the caller, as login answers it. */
   session(userId: string): { accessToken: string; tokenType: 'Bearer'; expiresIn: number; userId: string }
@@ -88,15 +99,7 @@ interface OwnAccountOptions {
 const ownAccountRoutes: FastifyPluginAsyncTypebox<OwnAccountOptions> = async (app, { session }) => {
   describeRoutes(app, { auth: 'bearer' })
   app.addHook('onRequest', app.auth.authenticate)
-  app.addHook('onRequest', async function requireInteractiveSignIn(request) {
-    if (request.caller.via !== 'access-token') {
-      throw fail(
-        'forbidden',
-        'This call needs an access token from /auth/login, not a long-lived token',
-        'Sign in with your password to change your account’s security',
-      )
-    }
-  })
+  app.addHook('onRequest', requireInteractiveSignIn)
   const proof = (request: FastifyRequest, password: string) => ({
     userId: request.caller.userId,
     password,

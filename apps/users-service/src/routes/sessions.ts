@@ -1,39 +1,41 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
-import { LoginBodySchema, Ok, RefreshBodySchema, SessionSchema, SignedOutSchema } from '@quire/contracts'
-import type { RecordStore } from '@quire/records'
+import { Type } from '@sinclair/typebox'
+import {
+  EndedSessionSchema,
+  LoginBodySchema,
+  Ok,
+  RefreshBodySchema,
+  SessionParamsSchema,
+  SessionSchema,
+  SessionViewSchema,
+  SignedOutSchema,
+} from '@quire/contracts'
 import { describeRoutes, fail } from '@quire/service-kit'
-import { openSessions } from '../domain/sessions.js'
-
-/** A session not renewed for this long ends: a browser left closed for two weeks signs in again. */
-const SESSION_DAYS = 14
+import { SESSION_SECONDS } from '../domain/sessions.js'
+import { requireInteractiveSignIn } from './auth.js'
 
 interface SessionsRoutesOptions {
-  store: RecordStore
   /** Seconds an access token lives, as the auth plugin signs it. */
   accessTokenTtl: number
-  now: () => number
 }
 
 /**
- * `/auth/sessions`: a sign-in that renews itself without the password (the console's), and signs out on the
- * server. Beside `/auth/login`, which stays as it is for scripts and the CLI.
+ * `/auth/sessions`: a sign-in that renews itself without the password (the console's), signs out on the server,
+ * and whose sessions its user lists and ends one by one. Beside `/auth/login`, which stays as it is for scripts
+ * and the CLI.
  */
-export const sessionsRoutes: FastifyPluginAsyncTypebox<SessionsRoutesOptions> = async (
-  app,
-  { store, accessTokenTtl, now },
-) => {
+export const sessionsRoutes: FastifyPluginAsyncTypebox<SessionsRoutesOptions> = async (app, { accessTokenTtl }) => {
   describeRoutes(app, { auth: 'none' })
   app.addHook('onRequest', app.auth.refuseDelegation)
-  const sessions = await openSessions(store, { lifetimeSeconds: SESSION_DAYS * 86_400, now })
-  const answer = (userId: string, refreshToken: string) => ({
+  const answer = (userId: string, sessionId: string, refreshToken: string) => ({
     status: 'ok' as const,
     data: {
-      accessToken: app.auth.issueAccessToken(userId),
+      accessToken: app.auth.issueAccessToken(userId, sessionId),
       tokenType: 'Bearer' as const,
       expiresIn: accessTokenTtl,
       userId,
       refreshToken,
-      refreshExpiresIn: SESSION_DAYS * 86_400,
+      refreshExpiresIn: SESSION_SECONDS,
     },
   })
 
@@ -42,7 +44,8 @@ export const sessionsRoutes: FastifyPluginAsyncTypebox<SessionsRoutesOptions> = 
     { schema: { body: LoginBodySchema, response: { 200: Ok(SessionSchema) } } },
     async function openSession(request) {
       const { userId } = await app.accounts.login({ ...request.body, address: request.ip })
-      return answer(userId, await sessions.open(userId))
+      const { sessionId, refreshToken } = await app.sessions.open(userId, request.headers['user-agent'])
+      return answer(userId, sessionId, refreshToken)
     },
   )
 
@@ -50,11 +53,11 @@ export const sessionsRoutes: FastifyPluginAsyncTypebox<SessionsRoutesOptions> = 
     '/refresh',
     { schema: { body: RefreshBodySchema, response: { 200: Ok(SessionSchema) } } },
     async function renewSession(request) {
-      const renewed = await sessions.renew(request.body.refreshToken)
+      const renewed = await app.sessions.renew(request.body.refreshToken)
       if (!renewed) {
         throw fail('unauthorized', 'The refresh token is unknown, used or expired', 'Your session ended: sign in again')
       }
-      return answer(renewed.userId, renewed.refreshToken)
+      return answer(renewed.userId, renewed.sessionId, renewed.refreshToken)
     },
   )
 
@@ -63,8 +66,36 @@ export const sessionsRoutes: FastifyPluginAsyncTypebox<SessionsRoutesOptions> = 
     { schema: { body: RefreshBodySchema, response: { 200: Ok(SignedOutSchema) } } },
     async function endSession(request) {
       // The same answer for an unknown token: signing out twice is not an error, and nothing is told.
-      await sessions.end(request.body.refreshToken)
+      await app.sessions.end(request.body.refreshToken)
       return { status: 'ok' as const, data: { signedOut: true as const } }
+    },
+  )
+
+  await app.register(ownSessionsRoutes)
+}
+
+/** The signed-in user's own sessions, with an access token from a sign-in (not a long-lived token). */
+const ownSessionsRoutes: FastifyPluginAsyncTypebox = async (app) => {
+  describeRoutes(app, { auth: 'bearer' })
+  app.addHook('onRequest', app.auth.authenticate)
+  app.addHook('onRequest', requireInteractiveSignIn)
+
+  app.get(
+    '/',
+    { schema: { response: { 200: Ok(Type.Array(SessionViewSchema)) } } },
+    async function listSessions(request) {
+      const { userId, sessionId } = request.caller
+      const sessions = await app.sessions.list(userId)
+      return { status: 'ok' as const, data: sessions.map((each) => ({ ...each, current: each._id === sessionId })) }
+    },
+  )
+
+  app.delete(
+    '/:sessionId',
+    { schema: { params: SessionParamsSchema, response: { 200: Ok(EndedSessionSchema) } } },
+    async function endOwnSession(request) {
+      await app.sessions.endOwn(request.caller.userId, request.params.sessionId)
+      return { status: 'ok' as const, data: { _id: request.params.sessionId, signedOut: true as const } }
     },
   )
 }

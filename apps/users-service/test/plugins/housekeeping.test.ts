@@ -19,15 +19,23 @@ t.test('expired throttles, reset tokens and mails are purged on the timer, with 
   })
   t.same(await count(), { throttles: 4, passwordResets: 1, mailOutbox: 1 })
 
-  t.same(await built.service.housekeeping.run(), { throttles: 0, passwordResets: 0, mailOutbox: 0 }, 'nothing due')
+  t.same(
+    await built.service.housekeeping.run(),
+    { throttles: 0, passwordResets: 0, mailOutbox: 0, sessions: 0 },
+    'nothing due',
+  )
   built.clock.now += 60_000
   t.same(
     await built.service.housekeeping.run(),
-    { throttles: 2, passwordResets: 0, mailOutbox: 0 },
+    { throttles: 2, passwordResets: 0, mailOutbox: 0, sessions: 0 },
     'the login windows ended',
   )
   built.clock.now += 3_540_000
-  t.same(await built.service.housekeeping.run(), { throttles: 2, passwordResets: 1, mailOutbox: 1 }, 'the rest')
+  t.same(
+    await built.service.housekeeping.run(),
+    { throttles: 2, passwordResets: 1, mailOutbox: 1, sessions: 0 },
+    'the rest',
+  )
   t.same(await count(), { throttles: 0, passwordResets: 0, mailOutbox: 0 })
 })
 
@@ -60,7 +68,7 @@ t.test('a backlog past one chunk is purged to the end, 500 a transaction; window
     return transaction(work)
   }
 
-  t.same(await built.service.housekeeping.run(), { throttles: 1234, passwordResets: 0, mailOutbox: 0 })
+  t.same(await built.service.housekeeping.run(), { throttles: 1234, passwordResets: 0, mailOutbox: 0, sessions: 0 })
   t.equal(transactions, 4, 'a first read of 16, then 500 a transaction: 16, 500, 500, 218')
   t.same(
     (await COLLECTIONS.throttles.in(store).find({})).map((record) => record._id),
@@ -101,7 +109,7 @@ t.test('closing stops a purge after its transaction in progress, and waits for i
   await secondEntered
   t.equal(await COLLECTIONS.throttles.in(store).count({}), 1184, 'the first transaction (16 windows) went')
   await app.close()
-  t.same(await purge, { throttles: 516, passwordResets: 0, mailOutbox: 0 }, 'the purge ended')
+  t.same(await purge, { throttles: 516, passwordResets: 0, mailOutbox: 0, sessions: 0 }, 'the purge ended')
   t.equal(count, 2, 'no transaction after closing began')
   t.equal(await COLLECTIONS.throttles.in(store).count({}), 684, 'the transaction in progress went; the rest stays')
 })
