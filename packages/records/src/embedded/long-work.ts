@@ -1,6 +1,6 @@
 import { setImmediate as nextTurn, setTimeout as sleep } from 'node:timers/promises'
 import { WorkQueueFullError } from '../errors.js'
-import { currentAccount, othersActive } from '../work-account.js'
+import { currentAccount, othersActive, type WorkAccount } from '../work-account.js'
 
 /**
  * Costly store work (a read's first slice and each later one, an index build's chunks, a sweep's) shares the one
@@ -68,9 +68,24 @@ export function spent(ms: number): void {
 }
 
 /**
+ * Lets the caller's account take its turn: at once (undefined) unless it rests or has work waiting, else a promise
+ * of its turn. Past the account's `queueLimit` of waiting work while other accounts are active, refuses it with
+ * `WorkQueueFullError`; alone, its queue only takes turns with the loop: nobody else's share to protect.
+ */
+function admit(account: WorkAccount | undefined, gate: Gate): Promise<void> | undefined {
+  const now = performance.now()
+  if (gate.waiting === 0 && gate.restUntil - now < GRACE_MS) return undefined
+  if (account && gate.waiting >= account.queueLimit && othersActive(account.id, now) > 0) {
+    throw new WorkQueueFullError(
+      `environment ${account.id} has ${gate.waiting} costly reads and writes waiting for their turn, its limit; retry shortly`,
+    )
+  }
+  return wait(gate)
+}
+
+/**
  * Runs a costly read (a plan, whose later slices take their own turns) and charges its first slice: at once
- * unless its account rests or has work waiting, then after its turn. Past the account's `queueLimit` of waiting
- * work while other accounts are active, refuses it with `WorkQueueFullError`.
+ * unless its account rests or has work waiting, then after its turn (see `admit`).
  */
 export function accounted<R>(work: () => R | Promise<R>): R | Promise<R> {
   const account = currentAccount()
@@ -83,13 +98,16 @@ export function accounted<R>(work: () => R | Promise<R>): R | Promise<R> {
       charge(account?.id, gate, performance.now() - started)
     }
   }
-  const now = performance.now()
-  if (gate.waiting === 0 && gate.restUntil - now < GRACE_MS) return run()
-  // Alone, its queue only takes turns with the loop: nobody else's share to protect.
-  if (account && gate.waiting >= account.queueLimit && othersActive(account.id, now) > 0) {
-    throw new WorkQueueFullError(
-      `environment ${account.id} has ${gate.waiting} costly reads waiting for their turn, its limit; retry shortly`,
-    )
-  }
-  return wait(gate).then(run)
+  const turnTaken = admit(account, gate)
+  return turnTaken ? turnTaken.then(run) : run()
+}
+
+/**
+ * A write's turn: taken as a read's (`accounted`), before the write is queued. Its work runs later, in the store's
+ * batch, outside the request's context: `charge` is bound to the account now, to report how long the work took.
+ */
+export function writeTurn(): { turnTaken: Promise<void> | undefined; charge: (ms: number) => void } {
+  const account = currentAccount()
+  const gate = gateOf(account?.id)
+  return { turnTaken: admit(account, gate), charge: (ms) => charge(account?.id, gate, ms) }
 }
