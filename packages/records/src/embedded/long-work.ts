@@ -18,9 +18,13 @@ const GRACE_MS = 1
 
 interface Gate {
   restUntil: number
-  queue: Promise<void>
-  /** Reads and slices waiting in `queue`. */
+  /** The next slices of reads already under way: served first, so the account's reads finish in the order begun. */
+  resumes: Array<() => void>
+  /** Costly reads and writes yet to begin. */
+  fresh: Array<() => void>
+  /** Reads, slices and writes waiting in either. */
   waiting: number
+  serving: boolean
 }
 
 const gates = new Map<string | undefined, Gate>()
@@ -29,7 +33,7 @@ function gateOf(id: string | undefined): Gate {
   let gate = gates.get(id)
   if (!gate) {
     if (gates.size >= 1024) forgetIdle()
-    gate = { restUntil: 0, queue: Promise.resolve(), waiting: 0 }
+    gate = { restUntil: 0, resumes: [], fresh: [], waiting: 0, serving: false }
     gates.set(id, gate)
   }
   return gate
@@ -40,14 +44,27 @@ function forgetIdle(): void {
   for (const [id, gate] of gates) if (gate.waiting === 0 && gate.restUntil < now) gates.delete(id)
 }
 
-function wait(gate: Gate): Promise<void> {
-  gate.waiting++
-  const mine = gate.queue.then(async () => {
+/**
+ * Lets the gate's waiting work go one at a time, each after the rest its account owes. One turn of the loop
+ * first: the work let go before has run and been charged by then, so the rest counts it.
+ */
+async function serve(gate: Gate): Promise<void> {
+  gate.serving = true
+  while (gate.waiting > 0) {
+    await nextTurn()
     const rest = gate.restUntil - performance.now()
-    await (rest > 0 ? sleep(rest) : nextTurn())
+    if (rest > 0) await sleep(rest)
+    const next = gate.resumes.shift() ?? gate.fresh.shift()
     gate.waiting--
-  })
-  gate.queue = mine
+    next?.()
+  }
+  gate.serving = false
+}
+
+function wait(gate: Gate, resuming: boolean): Promise<void> {
+  gate.waiting++
+  const mine = new Promise<void>((resolve) => (resuming ? gate.resumes : gate.fresh).push(resolve))
+  if (!gate.serving) void serve(gate)
   return mine
 }
 
@@ -59,7 +76,7 @@ function charge(id: string | undefined, gate: Gate, ms: number): void {
 
 /** Resolves when it is the caller's turn to run one slice; report the slice's length with `spent` right after. */
 export function turn(): Promise<void> {
-  return wait(gateOf(currentAccount()?.id))
+  return wait(gateOf(currentAccount()?.id), true)
 }
 
 export function spent(ms: number): void {
@@ -80,7 +97,7 @@ function admit(account: WorkAccount | undefined, gate: Gate): Promise<void> | un
       `environment ${account.id} has ${gate.waiting} costly reads and writes waiting for their turn, its limit; retry shortly`,
     )
   }
-  return wait(gate)
+  return wait(gate, false)
 }
 
 /**
