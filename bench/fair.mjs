@@ -3,18 +3,21 @@
 // in flight (filter on a single-field index, sort on another field, 100 categories rotated), in alternating
 // rounds of the same run. Each load runs autocannon in a process of its own.
 //   node bench/fair.mjs      (BENCH_DURATION=seconds per phase and round, BENCH_ROUNDS, BENCH_DOCUMENTS per neighbour)
+// With BENCH_PROFILE=1, only the one-neighbour phase runs, the server under `--cpu-prof`; its summary follows.
 import { spawn } from 'node:child_process'
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
+import { mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { createInterface } from 'node:readline'
 import { fileURLToPath } from 'node:url'
+import { summarizeProfile } from './profile.mjs'
 
 const SELF = fileURLToPath(import.meta.url)
 const SERVER = fileURLToPath(new URL('../apps/gateway/dist/server.js', import.meta.url))
 const DURATION = Number(process.env.BENCH_DURATION ?? 3)
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 6)
 const DOCUMENTS = Number(process.env.BENCH_DOCUMENTS ?? 100_000)
+const PROFILE = process.env.BENCH_PROFILE === '1'
 const READER_DOCUMENTS = 1000
 const CATEGORIES = 100
 const ADMIN = { username: 'admin', password: 'bench-password-1' }
@@ -54,8 +57,8 @@ function load(scenario) {
   })
 }
 
-function startServer(env) {
-  const child = spawn(process.execPath, [SERVER], {
+function startServer(env, nodeArgs = []) {
+  const child = spawn(process.execPath, [...nodeArgs, SERVER], {
     env: { PATH: process.env.PATH, ...env },
     stdio: ['ignore', 'pipe', 'inherit'],
   })
@@ -123,13 +126,17 @@ const cpuSeconds = (pid) => {
 
 async function main() {
   const dataDir = mkdtempSync(join(tmpdir(), 'quire-fair-'))
-  const server = await startServer({
-    QUIRE_DATA_DIR: dataDir,
-    QUIRE_HOST: '127.0.0.1',
-    QUIRE_PORT: '0',
-    QUIRE_LOG_LEVEL: 'info',
-    QUIRE_ADMIN_PASSWORD: ADMIN.password,
-  })
+  const profileDir = join(dataDir, 'profile')
+  const server = await startServer(
+    {
+      QUIRE_DATA_DIR: dataDir,
+      QUIRE_HOST: '127.0.0.1',
+      QUIRE_PORT: '0',
+      QUIRE_LOG_LEVEL: 'info',
+      QUIRE_ADMIN_PASSWORD: ADMIN.password,
+    },
+    PROFILE ? ['--cpu-prof', '--cpu-prof-dir', profileDir] : [],
+  )
   try {
     const token = (await api(server.url, 'POST', '/auth/login', null, ADMIN)).data.accessToken
     const neighbours = ['n1', 'n2']
@@ -154,11 +161,13 @@ async function main() {
         (_, c) => `${CORE}?limit=20&sort=${sort}&query=${q({ category: `c${(c * 37) % CATEGORIES}` })}`,
       ),
     })
-    const phases = [
-      ['alone', []],
-      ['one neighbour', ['n1']],
-      ['two neighbours', ['n1', 'n2']],
-    ]
+    const phases = PROFILE
+      ? [['one neighbour', ['n1']]]
+      : [
+          ['alone', []],
+          ['one neighbour', ['n1']],
+          ['two neighbours', ['n1', 'n2']],
+        ]
     await load({ ...reader, duration: 2 })
     await load({ ...neighbour('n1'), duration: 2 })
     const measured = new Map(phases.map(([name]) => [name, { reader: [], neighbours: [], cpu: 0 }]))
@@ -179,6 +188,16 @@ async function main() {
           `round ${round + 1} ${name}: ${r.rps.toFixed(0)} req/s p99 ${r.p99} ms${others.join('')}\n`,
         )
       }
+    }
+    if (PROFILE) {
+      const exited = new Promise((resolve) => server.child.once('exit', resolve))
+      server.child.kill('SIGTERM')
+      await exited
+      const [file] = readdirSync(profileDir).filter((name) => name.endsWith('.cpuprofile'))
+      const root = fileURLToPath(new URL('../', import.meta.url))
+      const profile = JSON.parse(readFileSync(join(profileDir, file), 'utf8'))
+      console.log(summarizeProfile(profile, { root, seconds: ROUNDS * DURATION, top: 25 }))
+      return
     }
     const total = (runs) => runs.reduce((sum, r) => sum + r.rps * DURATION, 0)
     const { reader: aloneRuns, cpu: aloneCpu } = measured.get('alone')

@@ -101,14 +101,6 @@ export const DocumentsConfigSchema = Type.Object({
     default: 64,
     description: 'Action runs of one environment that may wait; past it a run is refused (503 scripts_busy).',
   }),
-  QUIRE_WORK_QUEUE_PER_ENVIRONMENT: Type.Integer({
-    minimum: 1,
-    maximum: 100_000,
-    default: 128,
-    description:
-      'Costly reads (lists, counts, exports) of one environment that may wait for their turn while environments ' +
-      'share the server; past it a read is refused (429 rate_limited).',
-  }),
   QUIRE_ACTION_RUN_RETENTION_DAYS: Type.Integer({
     minimum: 1,
     maximum: 3650,
@@ -122,9 +114,9 @@ export const DocumentsConfigSchema = Type.Object({
     }),
   ),
 })
-/** What the app reads: its own variables, and of the common ones the caller rate limit (absent: off). */
+/** What the app reads: its own variables, and of the common ones the caller rate limit (absent: off) and queue. */
 export type DocumentsConfig = Static<typeof DocumentsConfigSchema> &
-  Partial<Pick<CommonConfig, 'QUIRE_CALLER_RATE_LIMIT_PER_MINUTE'>>
+  Partial<Pick<CommonConfig, 'QUIRE_CALLER_RATE_LIMIT_PER_MINUTE' | 'QUIRE_WORK_QUEUE_PER_ENVIRONMENT'>>
 
 export const ConfigSchema = Type.Composite([CommonConfigSchema, DocumentsConfigSchema])
 

@@ -7,6 +7,7 @@ import type { PackagesConfig } from './config.js'
 import { installationsPlugin } from './plugins/installations.js'
 import { marketplacePlugin } from './plugins/marketplace.js'
 import { usageStatisticsPlugin } from './plugins/usage-statistics.js'
+import { workAccountPlugin } from './plugins/work-account.js'
 import { installationsRoutes } from './routes/installations.js'
 import { marketplaceRoutes } from './routes/marketplace.js'
 import { usageStatisticsRoutes } from './routes/usage-statistics.js'
@@ -27,6 +28,7 @@ export const app: FastifyPluginAsync<PackagesAppOptions> = async (fastify, { sto
     identity,
     callerRateLimitPerMinute: config.QUIRE_CALLER_RATE_LIMIT_PER_MINUTE,
   })
+  await fastify.register(workAccountPlugin, { queueLimit: config.QUIRE_WORK_QUEUE_PER_ENVIRONMENT })
 
   await ensurePackagesIndexes(store)
   await fastify.register(marketplacePlugin, { store })

@@ -7,8 +7,8 @@ import { CommonConfigSchema, type CommonConfig } from '@quire/service-kit'
  */
 export const PackagesConfigSchema = Type.Object({})
 
-/** What the app reads: its own variables, and of the common ones the caller rate limit (absent: off). */
+/** What the app reads: its own variables, and of the common ones the caller rate limit (absent: off) and queue. */
 export type PackagesConfig = Static<typeof PackagesConfigSchema> &
-  Partial<Pick<CommonConfig, 'QUIRE_CALLER_RATE_LIMIT_PER_MINUTE'>>
+  Partial<Pick<CommonConfig, 'QUIRE_CALLER_RATE_LIMIT_PER_MINUTE' | 'QUIRE_WORK_QUEUE_PER_ENVIRONMENT'>>
 
 export const ConfigSchema = Type.Composite([CommonConfigSchema, PackagesConfigSchema])

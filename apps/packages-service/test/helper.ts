@@ -15,12 +15,16 @@ export interface Harness {
 
 /**
  * The packages service alone on a fresh store, mounted as the gateway mounts it, closed when the test ends.
- * `env`: config variables, as the process would read them.
+ * `env`: config variables, as the process would read them; `wrapStore`: what the service gets of the store.
  */
-export async function build(t: Teardown, env: Record<string, string> = {}): Promise<Harness> {
+export async function build(
+  t: Teardown,
+  env: Record<string, string> = {},
+  { wrapStore = (store) => store }: { wrapStore?: (store: RecordStore) => RecordStore } = {},
+): Promise<Harness> {
   const { store, keys } = await testResources(t)
   const server = createServer({ logLevel: 'silent' })
-  await mountService(server, service, { store, keys, config: loadConfig(ConfigSchema, env) })
+  await mountService(server, service, { store: wrapStore(store), keys, config: loadConfig(ConfigSchema, env) })
   t.teardown(() => server.close())
   await server.ready()
   const token = (userId: string, options = {}) => accessToken(keys.privateKey, userId, options)

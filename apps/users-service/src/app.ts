@@ -16,6 +16,7 @@ import { sessionsPlugin } from './plugins/sessions.js'
 import { throttlePlugin } from './plugins/throttle.js'
 import { twoFactorPlugin } from './plugins/two-factor.js'
 import { usersRepositoryPlugin } from './plugins/users-repository.js'
+import { workAccountPlugin } from './plugins/work-account.js'
 import { authRoutes } from './routes/auth.js'
 import { environmentsRoutes } from './routes/environments.js'
 import { longLivedTokenRoutes } from './routes/long-lived-tokens.js'
@@ -56,6 +57,7 @@ export const app: FastifyPluginAsync<UsersAppOptions> = async (fastify, options)
     accessTokenTtl: config.QUIRE_ACCESS_TOKEN_TTL,
     callerRateLimitPerMinute: config.QUIRE_CALLER_RATE_LIMIT_PER_MINUTE,
   })
+  await fastify.register(workAccountPlugin, { queueLimit: config.QUIRE_WORK_QUEUE_PER_ENVIRONMENT })
 
   await fastify.register(bootstrapPlugin, {
     store,

@@ -118,8 +118,8 @@ export const UsersConfigSchema = Type.Object({
   }),
 })
 
-/** What the app reads: its own variables, and of the common ones the caller rate limit (absent: off). */
+/** What the app reads: its own variables, and of the common ones the caller rate limit (absent: off) and queue. */
 export type UsersConfig = Static<typeof UsersConfigSchema> &
-  Partial<Pick<CommonConfig, 'QUIRE_CALLER_RATE_LIMIT_PER_MINUTE'>>
+  Partial<Pick<CommonConfig, 'QUIRE_CALLER_RATE_LIMIT_PER_MINUTE' | 'QUIRE_WORK_QUEUE_PER_ENVIRONMENT'>>
 
 export const ConfigSchema = Type.Composite([CommonConfigSchema, UsersConfigSchema])

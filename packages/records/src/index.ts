@@ -7,4 +7,4 @@ export { openEmbeddedStore, type EmbeddedRecordStore } from './embedded/embedded
 export { embeddedStoreUsers, walkEmbeddedStore } from './embedded/inspect.js'
 export { tightenDataDir } from './embedded/private-modes.js'
 export { defineCollection, ensureIndexes, type CollectionSpec } from './collection-spec.js'
-export { runAccounted, type WorkAccount } from './work-account.js'
+export { currentAccount, runAccounted, type WorkAccount } from './work-account.js'

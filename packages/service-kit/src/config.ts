@@ -63,6 +63,9 @@ export function loadConfig<T extends TObject>(schema: T, env: NodeJS.ProcessEnv 
 }
 
 /** Variables every Quire process reads. Each `description` is what `.env.example` says of it. */
+/** Of `QUIRE_WORK_QUEUE_PER_ENVIRONMENT`, also where an app's config leaves it out (an app built in a test). */
+export const DEFAULT_WORK_QUEUE_PER_ENVIRONMENT = 128
+
 export const CommonConfigSchema = Type.Object({
   QUIRE_HOST: Type.String({ default: '0.0.0.0', description: 'Address to listen on.' }),
   QUIRE_PORT: Type.Integer({ minimum: 0, maximum: 65535, default: 8080, description: 'Port to listen on.' }),
@@ -136,6 +139,15 @@ export const CommonConfigSchema = Type.Object({
     // Every service's auth plugin reads it (`callerRateLimitPerMinute`); the gateway limits the anonymous.
     description:
       'Requests per minute per signed-in user, and failed sign-ins per minute per address, per process; 0 = off.',
+  }),
+  QUIRE_WORK_QUEUE_PER_ENVIRONMENT: Type.Integer({
+    minimum: 1,
+    maximum: 100_000,
+    default: DEFAULT_WORK_QUEUE_PER_ENVIRONMENT,
+    // Every service's work-account plugin reads it: in the all-in-one, the services share one store and its turns.
+    description:
+      'Costly store work (lists, counts, exports, writes) of one environment that may wait for its turn while ' +
+      'environments share the server; past it the request is refused (429 rate_limited).',
   }),
   QUIRE_METRICS_TOKEN: Type.Optional(
     Type.String({

@@ -1,6 +1,13 @@
 export { ApiError, fail } from './api-error.js'
 export { errorBody, installErrorHandlers } from './error-handler.js'
-export { ConfigError, loadConfig, processEnvironment, CommonConfigSchema, type CommonConfig } from './config.js'
+export {
+  ConfigError,
+  loadConfig,
+  processEnvironment,
+  CommonConfigSchema,
+  DEFAULT_WORK_QUEUE_PER_ENVIRONMENT,
+  type CommonConfig,
+} from './config.js'
 export { renderEnvExample } from './env-example.js'
 export { installHealth, NotReadyError, type ReadinessCheck } from './health.js'
 export { diskSpaceCheck } from './disk-space.js'

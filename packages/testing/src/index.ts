@@ -5,7 +5,7 @@ import { join } from 'node:path'
 import { IDENTITY_COLLECTIONS, type IdentityEnvironmentRecord, type IdentityUserRecord } from '@quire/identity'
 import type { EnvironmentEntry } from '@quire/contracts'
 import { openFileStore, type FileStore } from '@quire/files'
-import { newObjectId, openRecordStore, type RecordStore } from '@quire/records'
+import { currentAccount, newObjectId, openRecordStore, type RecordStore } from '@quire/records'
 
 /** The part of a tap test these helpers use, so they work with any tap version's `t`. */
 export interface Teardown {
@@ -112,5 +112,30 @@ export const headers = (token: string, environmentId?: string): Record<string, s
   environmentId
     ? { authorization: `Bearer ${token}`, 'environment-id': environmentId }
     : { authorization: `Bearer ${token}` }
+
+/**
+ * A store wrapper (a service's `store`) whose collections push, at each call, the work account it runs on (the
+ * environment charged; undefined for none) to `seen`: what the services' work-account plugins decide, observed.
+ */
+export function notingWorkAccounts(seen: Array<string | undefined>): (store: RecordStore) => RecordStore {
+  const noting = <C extends object>(collection: C): C =>
+    new Proxy(collection, {
+      get(target, method, receiver) {
+        const value = Reflect.get(target, method, receiver) as unknown
+        if (typeof value !== 'function') return value
+        return (...args: unknown[]) => {
+          seen.push(currentAccount()?.id)
+          return (value as (...a: unknown[]) => unknown).apply(target, args)
+        }
+      },
+    })
+  return (store) =>
+    new Proxy(store, {
+      get(target, property, receiver) {
+        if (property === 'collection') return (name: string) => noting(target.collection(name))
+        return Reflect.get(target, property, receiver) as unknown
+      },
+    })
+}
 
 export { installPacked } from './pack.js'

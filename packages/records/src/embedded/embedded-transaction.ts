@@ -18,6 +18,7 @@ import type {
 import { checkHash, checkRecord } from './embedded-collection.js'
 import type { Engine } from './engine.js'
 import { findSteps } from './find.js'
+import { spent } from './long-work.js'
 import { Pacer, runSync } from './steps.js'
 import { Row } from './row.js'
 
@@ -103,9 +104,12 @@ class TransactionCollection<T extends StoredRecord> implements Collection<T> {
       const matches = found && (Object.keys(rest).length === 0 || compileFilter(rest).test(recordOf(found)))
       return sortInMemory(matches ? [found] : [], page, recordOf)
     }
+    // Read in one go (the transaction needs every match), charged to its account: its next turn waits the longer.
+    const started = performance.now()
     const committed: Found[] = runSync(
       findSteps(this.engine, this.name, filter, { sort }, new Pacer(false), false),
     ).filter((row) => !this.staged.has(row.id))
+    spent(performance.now() - started)
     // A record can equal a string at a top-level field only by holding it there or an array (that may hold it):
     // checked first, it spares matching every staged record (a bulk call's reads by `externalId`).
     const field = Object.keys(filter).find(

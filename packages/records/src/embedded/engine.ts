@@ -14,7 +14,7 @@ import {
 } from './index-keys.js'
 import { PRIVATE_FILE_MODE } from './private-modes.js'
 import { Row } from './row.js'
-import { spent, turn } from './long-work.js'
+import { spent, turn, writeTurn } from './long-work.js'
 import { SortValueCache, type RecordChange } from './sort-values.js'
 
 /**
@@ -361,7 +361,21 @@ export class Engine {
    */
   async write<R>(work: () => R): Promise<R> {
     this.assertOpen()
-    const pending = this.#write(work)
+    // A write is costly work too (a bulk call's commit puts hundreds of records and their entries in one go):
+    // it takes its account's turn, and what it took is charged to that account (see long-work.ts).
+    const { turnTaken, charge } = writeTurn()
+    if (turnTaken) {
+      await turnTaken
+      this.assertOpen()
+    }
+    const pending = this.#write(() => {
+      const started = performance.now()
+      try {
+        return work()
+      } finally {
+        charge(performance.now() - started)
+      }
+    })
     this.#pendingWrites.add(pending)
     try {
       return await pending

@@ -1,6 +1,6 @@
 import { setImmediate as nextTurn, setTimeout as sleep } from 'node:timers/promises'
 import { WorkQueueFullError } from '../errors.js'
-import { currentAccount, othersActive } from '../work-account.js'
+import { currentAccount, othersActive, type WorkAccount } from '../work-account.js'
 
 /**
  * Costly store work (a read's first slice and each later one, an index build's chunks, a sweep's) shares the one
@@ -18,9 +18,13 @@ const GRACE_MS = 1
 
 interface Gate {
   restUntil: number
-  queue: Promise<void>
-  /** Reads and slices waiting in `queue`. */
+  /** The next slices of reads already under way: served first, so the account's reads finish in the order begun. */
+  resumes: Array<() => void>
+  /** Costly reads and writes yet to begin. */
+  fresh: Array<() => void>
+  /** Reads, slices and writes waiting in either. */
   waiting: number
+  serving: boolean
 }
 
 const gates = new Map<string | undefined, Gate>()
@@ -29,7 +33,7 @@ function gateOf(id: string | undefined): Gate {
   let gate = gates.get(id)
   if (!gate) {
     if (gates.size >= 1024) forgetIdle()
-    gate = { restUntil: 0, queue: Promise.resolve(), waiting: 0 }
+    gate = { restUntil: 0, resumes: [], fresh: [], waiting: 0, serving: false }
     gates.set(id, gate)
   }
   return gate
@@ -40,14 +44,27 @@ function forgetIdle(): void {
   for (const [id, gate] of gates) if (gate.waiting === 0 && gate.restUntil < now) gates.delete(id)
 }
 
-function wait(gate: Gate): Promise<void> {
-  gate.waiting++
-  const mine = gate.queue.then(async () => {
+/**
+ * Lets the gate's waiting work go one at a time, each after the rest its account owes. One turn of the loop
+ * first: the work let go before has run and been charged by then, so the rest counts it.
+ */
+async function serve(gate: Gate): Promise<void> {
+  gate.serving = true
+  while (gate.waiting > 0) {
+    await nextTurn()
     const rest = gate.restUntil - performance.now()
-    await (rest > 0 ? sleep(rest) : nextTurn())
+    if (rest > 0) await sleep(rest)
+    const next = gate.resumes.shift() ?? gate.fresh.shift()
     gate.waiting--
-  })
-  gate.queue = mine
+    next?.()
+  }
+  gate.serving = false
+}
+
+function wait(gate: Gate, resuming: boolean): Promise<void> {
+  gate.waiting++
+  const mine = new Promise<void>((resolve) => (resuming ? gate.resumes : gate.fresh).push(resolve))
+  if (!gate.serving) void serve(gate)
   return mine
 }
 
@@ -59,7 +76,7 @@ function charge(id: string | undefined, gate: Gate, ms: number): void {
 
 /** Resolves when it is the caller's turn to run one slice; report the slice's length with `spent` right after. */
 export function turn(): Promise<void> {
-  return wait(gateOf(currentAccount()?.id))
+  return wait(gateOf(currentAccount()?.id), true)
 }
 
 export function spent(ms: number): void {
@@ -68,9 +85,24 @@ export function spent(ms: number): void {
 }
 
 /**
+ * Lets the caller's account take its turn: at once (undefined) unless it rests or has work waiting, else a promise
+ * of its turn. Past the account's `queueLimit` of waiting work while other accounts are active, refuses it with
+ * `WorkQueueFullError`; alone, its queue only takes turns with the loop: nobody else's share to protect.
+ */
+function admit(account: WorkAccount | undefined, gate: Gate): Promise<void> | undefined {
+  const now = performance.now()
+  if (gate.waiting === 0 && gate.restUntil - now < GRACE_MS) return undefined
+  if (account && gate.waiting >= account.queueLimit && othersActive(account.id, now) > 0) {
+    throw new WorkQueueFullError(
+      `environment ${account.id} has ${gate.waiting} costly reads and writes waiting for their turn, its limit; retry shortly`,
+    )
+  }
+  return wait(gate, false)
+}
+
+/**
  * Runs a costly read (a plan, whose later slices take their own turns) and charges its first slice: at once
- * unless its account rests or has work waiting, then after its turn. Past the account's `queueLimit` of waiting
- * work while other accounts are active, refuses it with `WorkQueueFullError`.
+ * unless its account rests or has work waiting, then after its turn (see `admit`).
  */
 export function accounted<R>(work: () => R | Promise<R>): R | Promise<R> {
   const account = currentAccount()
@@ -83,13 +115,16 @@ export function accounted<R>(work: () => R | Promise<R>): R | Promise<R> {
       charge(account?.id, gate, performance.now() - started)
     }
   }
-  const now = performance.now()
-  if (gate.waiting === 0 && gate.restUntil - now < GRACE_MS) return run()
-  // Alone, its queue only takes turns with the loop: nobody else's share to protect.
-  if (account && gate.waiting >= account.queueLimit && othersActive(account.id, now) > 0) {
-    throw new WorkQueueFullError(
-      `environment ${account.id} has ${gate.waiting} costly reads waiting for their turn, its limit; retry shortly`,
-    )
-  }
-  return wait(gate).then(run)
+  const turnTaken = admit(account, gate)
+  return turnTaken ? turnTaken.then(run) : run()
+}
+
+/**
+ * A write's turn: taken as a read's (`accounted`), before the write is queued. Its work runs later, in the store's
+ * batch, outside the request's context: `charge` is bound to the account now, to report how long the work took.
+ */
+export function writeTurn(): { turnTaken: Promise<void> | undefined; charge: (ms: number) => void } {
+  const account = currentAccount()
+  const gate = gateOf(account?.id)
+  return { turnTaken: admit(account, gate), charge: (ms) => charge(account?.id, gate, ms) }
 }

@@ -10,22 +10,14 @@ import { PAUSE, type Steps } from './steps.js'
 import { TopK, valuesOrder, type SortValues } from './top-k.js'
 
 /**
- * Entries the heap of an index range reads before its first pause: bounded work, each entry at most one record
- * read, run in one go like a page. Counted in reads, not time: on a busy machine a few hundred candidates can
- * take past one slice, and would then wait in the long-work gate.
- */
-const BOUNDED_READS = 4096
-
-/**
  * A heap (`FindQuery.ranked`) over the candidates of an index range that answers the filter, read outside a
  * write: the range as the store keeps it (`engine.sortValues`), else its entries, each candidate's sort values
- * kept or else read from its text (then kept, and the whole range with them when read in one go). Only the
+ * kept or else read from its text (then kept, and the whole range with them when read at one stamp). Only the
  * records ranked are read (`read` again unless the heap holds them already).
  */
 export function* rankedEntries(query: FindQuery, plan: IndexPlan, [low, high]: [IndexKey, IndexKey]): Steps<Row[]> {
   const { engine, collectionId, sort, after, pacer } = query
   query.checkPage()
-  pacer.allow(BOUNDED_READS)
   const order = valuesOrder(sort)
   const top = new TopK<{ id: string; row: Row | undefined }>(query.wanted, order)
   const past = after && rowValues(sort, after, true)
@@ -49,13 +41,15 @@ export function* rankedEntries(query: FindQuery, plan: IndexPlan, [low, high]: [
     }
   } else {
     const known = sort.map(({ path }) => (path === '_id' ? undefined : snapshot.values(path)))
-    // Kept only when read in one go (one snapshot) with every candidate still there.
+    // Kept only when read at one stamp with every candidate still there.
     let whole: KeptRange | undefined = new KeptRange(plan.index, low, high, sort)
     const seen = plan.dedupe ? new Set<string>() : undefined
     for (const entry of entries(engine, plan.index, { start: low, end: high }, pacer)) {
       if (entry === PAUSE) {
-        whole = undefined
+        // Paused like any scan, so other environments' requests run between its slices. What it read stays one
+        // snapshot, and the range may be kept, while no write (of any process) moved the collection's stamp.
         yield PAUSE
+        if (engine.size(collectionId).stamp !== snapshot.stamp) whole = undefined
         continue
       }
       engine.stats.reads++

@@ -17,17 +17,11 @@ const CHECK_EVERY = 64
 /** Decides when a plan pauses; never, for a plan run inside a write. */
 export class Pacer {
   #reads = 0
-  #unpaused = 0
   #since = performance.now()
   constructor(readonly pauses: boolean) {}
 
-  /** The next `reads` reads run without a pause (counted from the plan's start). */
-  allow(reads: number): void {
-    this.#unpaused = reads
-  }
-
   due(): boolean {
-    if (!this.pauses || ++this.#reads % CHECK_EVERY !== 0 || this.#reads <= this.#unpaused) return false
+    if (!this.pauses || ++this.#reads % CHECK_EVERY !== 0) return false
     const now = performance.now()
     if (now - this.#since < SLICE_MS) return false
     return true
