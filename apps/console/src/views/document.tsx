@@ -156,9 +156,7 @@ export function DocumentEditor({ dd, id }: { dd: string; id: string }) {
                 onChange={setFromForm}
                 errorField={badField}
                 errorText={detailOf(action.error)}
-                attachment={(name) => (
-                  <AttachmentField dd={dd} document={doc} name={name} onDocument={setDoc} />
-                )}
+                attachment={(name) => <AttachmentField dd={dd} document={doc} name={name} onDocument={setDoc} />}
               />
             ) : (
               <p class="hint">The JSON does not parse to an object: fix it there to use the form again.</p>
