@@ -1,7 +1,10 @@
 import { readFileSync } from 'node:fs'
-import jsQR from 'jsqr'
+import jsqr from 'jsqr'
 import t from 'tap'
 import { start, totp } from './helper.js'
+
+// A CommonJS module whose types declare `export default`: under NodeNext the function is its `default`.
+const jsQR = jsqr.default
 
 const c = await start(t)
 const { page } = c

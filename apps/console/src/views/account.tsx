@@ -48,11 +48,12 @@ function QrCode({ text }: { text: string }) {
 function RecoveryCodes({ codes, onDone }: { codes: string[]; onDone: () => void }) {
   const [copied, setCopied] = useState('')
   const text = `Quire recovery codes (each signs in once)\n${codes.join('\n')}\n`
-  const copy = () =>
+  const copy = () => {
     navigator.clipboard.writeText(text).then(
       () => setCopied('Copied to the clipboard.'),
       () => setCopied('The browser refused the clipboard: download them or write them down.'),
     )
+  }
   const download = () => {
     const href = URL.createObjectURL(new Blob([text], { type: 'text/plain' }))
     const link = document.createElement('a')
@@ -75,7 +76,7 @@ function RecoveryCodes({ codes, onDone }: { codes: string[]; onDone: () => void 
         ))}
       </ul>
       <div class="actions">
-        <button type="button" onClick={() => void copy()}>
+        <button type="button" onClick={copy}>
           Copy the codes
         </button>
         <button type="button" onClick={download}>
