@@ -1,5 +1,6 @@
 import { useEffect, useState } from 'preact/hooks'
 import { call, environment, session, whenExpired, type Session } from './api.js'
+import { useEnvironments } from './environments.js'
 import { RoleContext, useOwnRole } from './role.js'
 import { Link, navigate, usePath } from './router.js'
 import { Title } from './ui.js'
@@ -8,31 +9,22 @@ import { ActionRuns } from './views/actions.js'
 import { Definitions, DefinitionEdit } from './views/definitions.js'
 import { DocumentEditor } from './views/document.js'
 import { Documents } from './views/documents.js'
+import { Environments } from './views/environments.js'
 import { Home } from './views/home.js'
 import { Login } from './views/login.js'
 import { Packages } from './views/packages.js'
 import { ResetPassword } from './views/reset-password.js'
 import { UserDetail, Users } from './views/users.js'
 
-interface EnvironmentRecord {
-  _id: string
-  name?: string
-}
-
-/** Super-administrators get the list from the API; everyone else types the id (remembered in localStorage). */
+/** The environments the API lists for the user; a text field while it cannot answer (remembered in localStorage). */
 function EnvironmentSwitcher({ value, onChange }: { value: string; onChange: (id: string) => void }) {
-  const [list, setList] = useState<EnvironmentRecord[] | null>(null)
+  const { list } = useEnvironments()
   const [typed, setTyped] = useState(value)
   useEffect(() => {
-    call<EnvironmentRecord[]>('GET', '/api/v2/environments').then(
-      (environments) => {
-        setList(environments)
-        // A first visit starts in the first environment rather than on an empty page.
-        if (!value && environments[0]) onChange(environments[0]._id)
-      },
-      () => setList(null),
-    )
-  }, [])
+    // A first visit starts in the first environment rather than on an empty page, and so does a visit to one that
+    // is gone (deleted, or the user's entry removed).
+    if (list?.[0] && !list.some((env) => env._id === value)) onChange(list[0]._id)
+  }, [list])
   useEffect(() => setTyped(value), [value])
   if (list) {
     return (
@@ -78,6 +70,7 @@ function View({ path }: { path: string }) {
   if (area === 'users') return <Users />
   if (area === 'packages') return <Packages />
   if (area === 'account') return <Account />
+  if (area === 'environments') return <Environments />
   if (!area) return <Home />
   return (
     <section>
@@ -139,6 +132,9 @@ export function App() {
             <Link href="/packages" class={active('/packages')}>
               Packages
             </Link>
+            <Link href="/environments" class={active('/environments')}>
+              Environments
+            </Link>
             <Link href="/account" class={active('/account')}>
               Account
             </Link>
@@ -149,7 +145,11 @@ export function App() {
           </button>
         </header>
         <main id="main" tabIndex={-1}>
-          {env ? <View key={env} path={path} /> : <p>Choose an environment to start.</p>}
+          {env || path.startsWith('/environments') ? (
+            <View key={env} path={path} />
+          ) : (
+            <p>Choose an environment to start.</p>
+          )}
         </main>
       </div>
       {expired && <Login expired onSignedIn={signedIn} />}

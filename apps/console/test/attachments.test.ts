@@ -18,7 +18,7 @@ t.test('upload with a progress bar', async (t) => {
   await page.goto(`/console/definitions/letters/documents/${first._id}`)
   await page.getByRole('heading', { name: 'Attachments' }).waitFor()
   t.equal(await page.getByLabel('Field (valuePath)').inputValue(), 'files', 'the declared attachment field')
-  await page.getByLabel('Files').setInputFiles([
+  await page.getByLabel('Files', { exact: true }).setInputFiles([
     { name: 'big.txt', mimeType: 'text/plain', buffer: bytes },
     { name: 'note.txt', mimeType: 'text/plain', buffer: Buffer.from('hello') },
   ])

@@ -1,10 +1,94 @@
-import { useState } from 'preact/hooks'
+import { useEffect, useState } from 'preact/hooks'
 import { call, q, session, toSession, type SessionAnswer } from '../api.js'
 import { navigate } from '../router.js'
 import { ConfirmButton, ErrorText, Notice, Title, useAction, useLoad } from '../ui.js'
+import type { QrShape } from './qr.js'
 
 interface Own {
   username?: string
+}
+
+/** Quiet zone around the code, in modules: the 4 the QR standard asks for, so every scanner finds it. */
+const QUIET = 4
+
+/** The enrolment link as a QR code for the authenticator app's camera; the generator loads only now. */
+function QrCode({ text }: { text: string }) {
+  const [shape, setShape] = useState<QrShape | null>(null)
+  const [failed, setFailed] = useState(false)
+  useEffect(() => {
+    let live = true
+    import('./qr.js').then(
+      ({ qrShape }) => live && setShape(qrShape(text)),
+      () => live && setFailed(true),
+    )
+    return () => {
+      live = false
+    }
+  }, [text])
+  if (failed) return <p class="hint">The QR code could not be drawn: type the key below instead.</p>
+  if (!shape) return <p class="hint">Drawing the QR code…</p>
+  const side = shape.size + 2 * QUIET
+  return (
+    <svg
+      class="qr"
+      role="img"
+      aria-label="QR code to scan with your authenticator app"
+      viewBox={`${-QUIET} ${-QUIET} ${side} ${side}`}
+      width={side * 5}
+      height={side * 5}
+      shape-rendering="crispEdges"
+    >
+      <rect x={-QUIET} y={-QUIET} width={side} height={side} fill="#fff" />
+      <path d={shape.path} fill="#000" />
+    </svg>
+  )
+}
+
+/** The recovery codes, shown once: copied or saved to a file before they go. */
+function RecoveryCodes({ codes, onDone }: { codes: string[]; onDone: () => void }) {
+  const [copied, setCopied] = useState('')
+  const text = `Quire recovery codes (each signs in once)\n${codes.join('\n')}\n`
+  const copy = () => {
+    navigator.clipboard.writeText(text).then(
+      () => setCopied('Copied to the clipboard.'),
+      () => setCopied('The browser refused the clipboard: download them or write them down.'),
+    )
+  }
+  const download = () => {
+    const href = URL.createObjectURL(new Blob([text], { type: 'text/plain' }))
+    const link = document.createElement('a')
+    link.href = href
+    link.download = 'quire-recovery-codes.txt'
+    link.click()
+    setTimeout(() => URL.revokeObjectURL(href), 10_000)
+  }
+  return (
+    <div class="secret" role="status">
+      <p>
+        Two-factor authentication is on. Keep these recovery codes somewhere safe: each signs in once without the app,
+        and they are shown only now.
+      </p>
+      <ul data-testid="recovery-codes">
+        {codes.map((code) => (
+          <li key={code}>
+            <code>{code}</code>
+          </li>
+        ))}
+      </ul>
+      <div class="actions">
+        <button type="button" onClick={copy}>
+          Copy the codes
+        </button>
+        <button type="button" onClick={download}>
+          Download the codes
+        </button>
+        <button type="button" onClick={onDone}>
+          I have kept them
+        </button>
+      </div>
+      {copied && <p>{copied}</p>}
+    </div>
+  )
 }
 
 /** The signed-in user's own account: who, a new password, and ending every session at once. */
@@ -93,26 +177,18 @@ export function Account() {
       </form>
       <section class="panel" aria-labelledby="two-factor-title">
         <h2 id="two-factor-title">Two-factor authentication</h2>
-        {recoveryCodes ? (
-          <div class="secret" role="status">
-            <p>
-              Two-factor authentication is on. Keep these recovery codes somewhere safe: each signs in once without the
-              app, and they are shown only now.
-            </p>
-            <ul data-testid="recovery-codes">
-              {recoveryCodes.map((code) => (
-                <li key={code}>
-                  <code>{code}</code>
-                </li>
-              ))}
-            </ul>
-          </div>
+        {recoveryCodes?.length === 0 ? (
+          <p>Two-factor authentication is on.</p>
+        ) : recoveryCodes ? (
+          // Kept: the codes leave the page for good.
+          <RecoveryCodes codes={recoveryCodes} onDone={() => setRecoveryCodes([])} />
         ) : setup ? (
           <form onSubmit={enableTwoFactor}>
             <p>
-              Add this key to your authenticator app (or open the link on the phone that has it), then enter the code it
-              shows.
+              Scan this code with your authenticator app (or type the key below, or open the link on the phone that has
+              it), then enter the code it shows.
             </p>
+            <QrCode text={setup.uri} />
             <p>
               Key: <code data-testid="totp-secret">{setup.secret}</code> ·{' '}
               <a href={setup.uri}>open in the authenticator app</a>

@@ -3,6 +3,7 @@ import { useEffect, useState } from 'preact/hooks'
 import { ApiError, call, q, raw, type Page } from '../api.js'
 import { Link } from '../router.js'
 import { ErrorText, messageOf, Notice, Title, useAction } from '../ui.js'
+import { CodeEditor } from './code-editor.js'
 
 const TRIGGERS = [
   'manual',
@@ -111,17 +112,13 @@ export function ActionsEditor({ dd, initial }: { dd: string; initial: Action[] }
               onInput={(e) => change(index, { description: e.currentTarget.value })}
             />
           </label>
-          <label>
-            Script
-            <textarea
-              class="code"
-              rows={8}
-              spellcheck={false}
-              value={item.source ?? ''}
-              aria-invalid={bad === index}
-              onInput={(e) => change(index, { source: e.currentTarget.value })}
-            />
-          </label>
+          <div class="label">Script</div>
+          <CodeEditor
+            label="Script"
+            value={item.source ?? ''}
+            invalid={bad === index}
+            onChange={(source) => change(index, { source })}
+          />
           {bad === index && (
             <p class="field-error" role="alert">
               {action.error instanceof ApiError ? action.error.description : messageOf(action.error)}

@@ -23,7 +23,7 @@ function attachmentFields(document: Doc, declared: string[]): [string, Attachmen
 }
 
 /** XMLHttpRequest, not fetch: only it reports upload progress. */
-function upload(url: string, files: File[], onProgress: (fraction: number) => void): Promise<Doc | undefined> {
+export function upload(url: string, files: File[], onProgress: (fraction: number) => void): Promise<Doc | undefined> {
   return new Promise((resolve, reject) => {
     const xhr = new XMLHttpRequest()
     xhr.open('POST', url)
@@ -31,7 +31,13 @@ function upload(url: string, files: File[], onProgress: (fraction: number) => vo
     xhr.upload.onprogress = (event) => event.lengthComputable && onProgress(event.loaded / event.total)
     xhr.onerror = () => reject(new Error('The upload did not reach the server'))
     xhr.onload = () => {
-      const body: unknown = xhr.responseText ? JSON.parse(xhr.responseText) : null
+      let body: unknown = null
+      try {
+        body = xhr.responseText ? JSON.parse(xhr.responseText) : null
+      } catch {
+        // A proxy's HTML page: the status alone is told, never a JSON parser's message.
+        return reject(toError(xhr.status >= 400 ? xhr.status : 502, null))
+      }
       if (xhr.status >= 400) reject(toError(xhr.status, body))
       else resolve((body as { data: { document?: Doc } }).data.document)
     }
@@ -41,11 +47,15 @@ function upload(url: string, files: File[], onProgress: (fraction: number) => vo
   })
 }
 
-/** The bearer token rides in a header, so a plain link cannot download: fetch the bytes and hand them over. */
-async function download(url: string, name: string) {
+/** The bearer token rides in a header, so neither a plain link nor an `<img src>` can read a file: fetch it. */
+export async function fetchFile(url: string): Promise<Blob> {
   const res = await fetch(url, { headers: headers() })
   if (!res.ok) throw toError(res.status, await res.json().catch(() => null))
-  const href = URL.createObjectURL(await res.blob())
+  return res.blob()
+}
+
+async function download(url: string, name: string) {
+  const href = URL.createObjectURL(await fetchFile(url))
   const link = document.createElement('a')
   link.href = href
   link.download = name

@@ -3,6 +3,7 @@ import { ApiError, call, q, raw } from '../api.js'
 import { guardLeaving, Link, navigate } from '../router.js'
 import { ConfirmButton, ErrorText, messageOf, Title, useAction, useLoad } from '../ui.js'
 import { ManualActions } from './actions.js'
+import { AttachmentField } from './attachment-field.js'
 import { Attachments } from './attachments.js'
 import type { Definition } from './definitions.js'
 import type { Doc } from './documents.js'
@@ -155,14 +156,15 @@ export function DocumentEditor({ dd, id }: { dd: string; id: string }) {
                 onChange={setFromForm}
                 errorField={badField}
                 errorText={detailOf(action.error)}
+                attachment={(name) => <AttachmentField dd={dd} document={doc} name={name} onDocument={setDoc} />}
               />
             ) : (
               <p class="hint">The JSON does not parse to an object: fix it there to use the form again.</p>
             ))}
           {attachmentFields.length > 0 && (
             <p class="hint">
-              Attachment fields ({attachmentFields.join(', ')}) are managed under Attachments: their metadata describes
-              the stored files and is read-only.
+              Files are stored as soon as they are added or removed, whatever else is saved; their metadata is
+              read-only.
             </p>
           )}
           <ErrorText error={action.error} />

@@ -63,11 +63,15 @@ export function Documents({ dd }: { dd: string }) {
   // Query strings of the pages before this one, for "Previous".
   const [trail, setTrail] = useState<string[]>([])
   const [shown, setShown] = useState('')
+  // Counted with the first page only (`count=true`): the next pages list the same filter, so the total holds.
+  const [total, setTotal] = useState<number | null>(null)
   const action = useAction()
 
   const load = (search: string, nextTrail: string[]) =>
     action.run(async () => {
-      setPage(await raw<Page<Doc>>('GET', `${core}?${search}`))
+      const answer = await raw<Page<Doc>>('GET', `${core}?${search}`)
+      setPage(answer)
+      if (typeof answer.pagination?.total === 'number') setTotal(answer.pagination.total)
       setShown(search)
       setTrail(nextTrail)
     })
@@ -99,7 +103,7 @@ export function Documents({ dd }: { dd: string }) {
 
   const declaredType = (field: string) => definition.value?.fields?.[field]?.type
   const firstPage = (sortText: string, list: Condition[]) => {
-    const params = new URLSearchParams({ limit: limit || '20' })
+    const params = new URLSearchParams({ limit: limit || '20', count: 'true' })
     const typed = parseJson('query', query)
     const words = search.trim()
     const parts = [
@@ -300,6 +304,12 @@ export function Documents({ dd }: { dd: string }) {
         <span>
           Page {trail.length + 1}
           {rows.length > 0 ? ` · ${rows.length} shown` : ''}
+          {total !== null && (
+            <>
+              {' · '}
+              <span data-testid="total">{total === 1 ? '1 document' : `${total} documents`}</span> in all
+            </>
+          )}
         </span>
         <button
           type="button"

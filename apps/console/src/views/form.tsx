@@ -1,3 +1,4 @@
+import type { ComponentChildren } from 'preact'
 import { useState } from 'preact/hooks'
 import type { FieldType } from './schema.js'
 
@@ -119,14 +120,6 @@ function Input({
       return <JsonField id={id} value={value} empty="{}" onChange={onChange} />
     case 'array':
       return <JsonField id={id} value={value} empty="[]" onChange={onChange} />
-    case 'attachment': {
-      const files = Array.isArray(value) ? (value as { _fileName?: string }[]) : []
-      return (
-        <span id={id}>
-          {files.length ? files.map((file) => file._fileName).join(', ') : 'No files'} (managed under Attachments)
-        </span>
-      )
-    }
     default:
       return (
         <input
@@ -148,6 +141,8 @@ export function DocumentForm(props: {
   onChange: (value: Values) => void
   errorField: string | null
   errorText: string
+  /** An attachment field's own input: its files are stored by upload, not by saving the form. */
+  attachment: (name: string) => ComponentChildren
 }) {
   const set = (name: string, next: unknown) => {
     const copy = { ...props.value }
@@ -168,7 +163,11 @@ export function DocumentForm(props: {
               {spec.required ? ' (required)' : ''}
             </label>
           )}
-          <Input name={name} spec={spec} value={props.value[name]} onChange={(next) => set(name, next)} />
+          {spec.type === 'attachment' ? (
+            props.attachment(name)
+          ) : (
+            <Input name={name} spec={spec} value={props.value[name]} onChange={(next) => set(name, next)} />
+          )}
           {props.errorField === name && (
             <span class="field-error" id={`error-${name}`} role="alert">
               {props.errorText}
