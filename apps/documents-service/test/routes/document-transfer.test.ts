@@ -223,8 +223,13 @@ t.test('each record that cannot be a document is counted and named; the others a
     ],
   })
 
-  const json = await importInto(server, as.admin, 'books', 'json', '[{"title":"j1"}, {"price":1}, null]')
-  t.match(json.json().data, { created: 1, failed: 2, errors: [{ row: 2 }, { row: 3, description: 'not a JSON object' }] })
+  const items = '[{"title":"j1"}, {"price":1}, null, {"title":"p","__proto__":{"admin":true}}]'
+  const json = await importInto(server, as.admin, 'books', 'json', items)
+  t.match(json.json().data, {
+    created: 1,
+    failed: 3,
+    errors: [{ row: 2 }, { row: 3, description: 'not a JSON object' }, { row: 4, description: /__proto__/ }],
+  })
 })
 
 t.test('a file that cannot be read, or is over a limit, creates nothing', async (t) => {
