@@ -30,7 +30,7 @@ const ExportedSchema = Type.Unsafe<unknown>({ type: 'string', format: 'binary' }
 export const ExportResponseSchema = {
   description:
     'The documents, streamed as an attachment: one JSON document a line (`ndjson`), a JSON array (`json`), ' +
-    'or CSV with a header row of the definition\'s fields (`csv`)',
+    "or CSV with a header row of the definition's fields (`csv`)",
   content: Object.fromEntries(Object.values(TRANSFER_MEDIA_TYPES).map((type) => [type, { schema: ExportedSchema }])),
 }
 

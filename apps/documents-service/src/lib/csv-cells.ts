@@ -17,7 +17,14 @@ export function csvCell(value: unknown): string {
 }
 
 const NUMBER = /^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/
-const BOOLEANS: Readonly<Record<string, boolean>> = { true: true, false: false, yes: true, no: false, 1: true, 0: false }
+const BOOLEANS: Readonly<Record<string, boolean>> = {
+  true: true,
+  false: false,
+  yes: true,
+  no: false,
+  1: true,
+  0: false,
+}
 /** Fields kept as JSON whatever the definition says: `accessGroups` is a list. */
 const JSON_COLUMNS = new Set(['accessGroups'])
 

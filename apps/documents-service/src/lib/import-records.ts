@@ -47,7 +47,12 @@ async function firstCharacter(path: string): Promise<string> {
   const file = await open(path)
   try {
     const { buffer, bytesRead } = await file.read(Buffer.alloc(1024), 0, 1024, 0)
-    return buffer.subarray(0, bytesRead).toString('utf8').replace(/^\uFEFF/, '').trimStart().charAt(0)
+    return buffer
+      .subarray(0, bytesRead)
+      .toString('utf8')
+      .replace(/^\uFEFF/, '')
+      .trimStart()
+      .charAt(0)
   } finally {
     await file.close()
   }

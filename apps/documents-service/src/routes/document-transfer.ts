@@ -27,7 +27,9 @@ const ANSWER_TYPES: Readonly<Record<TransferFormat, string>> = {
   json: `${TRANSFER_MEDIA_TYPES.json}; charset=utf-8`,
   csv: `${TRANSFER_MEDIA_TYPES.csv}; charset=utf-8`,
 }
-const FORMAT_OF = new Map<string, TransferFormat>(TRANSFER_FORMATS.map((format) => [TRANSFER_MEDIA_TYPES[format], format]))
+const FORMAT_OF = new Map<string, TransferFormat>(
+  TRANSFER_FORMATS.map((format) => [TRANSFER_MEDIA_TYPES[format], format]),
+)
 /** A refused import's body is read (and dropped) up to this size, so the client gets the answer; past it, close. */
 const DRAIN_LIMIT = 1024 * 1024
 
@@ -54,6 +56,10 @@ const importRoute: FastifyPluginAsyncTypebox<DocumentTransferRoutesOptions> = as
         headers: IdempotencyHeadersSchema,
         body: ImportBodySchema,
         bodyMediaTypes: [...FORMAT_OF.keys()],
+        description:
+          'Creates a document per record of the body (NDJSON, a JSON array or CSV, by `Content-Type`) under the ' +
+          "rules of `.../new`; answers how many were created, and each refused record's row and reason. " +
+          'Needs a bearer token and the `environment-id` header.',
         response: { 200: Ok(ImportSummarySchema) },
       },
       // As an upload: a refusal before the body was read answers a client that is still sending it.
@@ -95,7 +101,16 @@ export const documentTransferRoutes: FastifyPluginAsyncTypebox<DocumentTransferR
 
   app.get(
     '/export',
-    { schema: { params: DefinitionParamsSchema, querystring: ExportQuerystringSchema, response: { 200: ExportResponseSchema } } },
+    {
+      schema: {
+        params: DefinitionParamsSchema,
+        querystring: ExportQuerystringSchema,
+        description:
+          'Every document matching `query` that the caller may see, streamed as a file to save: NDJSON (the ' +
+          'default), a JSON array, or CSV with a header row. Needs a bearer token and the `environment-id` header.',
+        response: { 200: ExportResponseSchema },
+      },
+    },
     async function exportDocuments(request, reply) {
       const scope = request.scope
       const definition = await app.definitions.resolve(scope, request.params.ddId)

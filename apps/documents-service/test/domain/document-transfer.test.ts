@@ -80,5 +80,8 @@ t.test('an environment has a bounded number of imports and exports in progress; 
   const after = await transfer.exportDocuments(scope, definitionOf('env_a'), {}, 'json')
   let text = ''
   for await (const chunk of after) text += String(chunk)
-  t.same((JSON.parse(text) as { _id: string }[]).map((item) => item._id), ['d0', 'd1', 'd2'])
+  t.same(
+    (JSON.parse(text) as { _id: string }[]).map((item) => item._id),
+    ['d0', 'd1', 'd2'],
+  )
 })

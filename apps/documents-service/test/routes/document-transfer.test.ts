@@ -65,7 +65,10 @@ t.test('export then import gives the same documents back, in each format', async
     const exported = await exportOf(server, as.admin, 'books', { format })
     t.equal(exported.statusCode, 200, exported.body)
     t.equal(exported.headers['content-type'], `${TYPES[format]}; charset=utf-8`)
-    t.equal(exported.headers['content-disposition'], `attachment; filename="books.${format}"; filename*=UTF-8''books.${format}`)
+    t.equal(
+      exported.headers['content-disposition'],
+      `attachment; filename="books.${format}"; filename*=UTF-8''books.${format}`,
+    )
     t.equal(exported.headers['x-content-type-options'], 'nosniff')
     t.notMatch(exported.body, /_permissions/, 'the caller-computed permissions are not exported')
 
@@ -103,7 +106,11 @@ t.test('export pages through every document by keyset, with the query, sort and 
     .trimEnd()
     .split('\n')
     .map((line) => (JSON.parse(line) as { n: number }).n)
-  t.same(numbers, Array.from({ length: 450 }, (_, n) => 449 - n), 'every document once, in the sort asked for')
+  t.same(
+    numbers,
+    Array.from({ length: 450 }, (_, n) => 449 - n),
+    'every document once, in the sort asked for',
+  )
 
   const some = await exportOf(server, as.admin, 'items', {
     format: 'json',
@@ -114,7 +121,10 @@ t.test('export pages through every document by keyset, with the query, sort and 
   const items = some.json() as { _id: string; n: number; title?: string }[]
   t.equal(items.length, 250)
   t.same([items[0]?.n, items.at(-1)?.n], [100, 349])
-  t.notOk(items.some((item) => 'title' in item), 'only the fields asked for')
+  t.notOk(
+    items.some((item) => 'title' in item),
+    'only the fields asked for',
+  )
   const csv = parse((await exportOf(server, as.admin, 'items', { format: 'csv', fields: '{"n":1}' })).body)
   t.same((csv as string[][])[0], ['_id', 'n'], 'a CSV of the fields asked for')
 
@@ -140,9 +150,9 @@ t.test('a member exports only the documents it could list', async (t) => {
   await createDocument(server, as.admin, 'notes', { title: 'sales only', accessGroups: ['sales'] })
   await createDocument(server, as.admin, 'notes', { title: 'hr only', accessGroups: ['hr'] })
   const titles = async (headers: Record<string, string>) =>
-    ((await exportOf(server, headers, 'notes', { format: 'json', sort: '{"title":1}' })).json() as { title: string }[]).map(
-      (note) => note.title,
-    )
+    (
+      (await exportOf(server, headers, 'notes', { format: 'json', sort: '{"title":1}' })).json() as { title: string }[]
+    ).map((note) => note.title)
   t.same(await titles(as.admin), ['hr only', 'open', 'sales only'])
   t.same(await titles(as.sales), ['open', 'sales only'])
   t.same(await titles(as.member), ['open'])
@@ -246,7 +256,13 @@ t.test('a file that cannot be read, or is over a limit, creates nothing', async 
     ['csv', 'title,__proto__\na,b\n', 400, 'validation_error', /"__proto__" is not a field name/],
     ['json', '{"title":"x"}', 400, 'validation_error', /array of objects/],
     ['json', '[{"title":"x"}, {"title":', 400, 'validation_error', /not valid JSON/],
-    ['ndjson', Array.from({ length: 6 }, (_, n) => `{"n":${n}}`).join('\n'), 400, 'validation_error', /more than 5 records/],
+    [
+      'ndjson',
+      Array.from({ length: 6 }, (_, n) => `{"n":${n}}`).join('\n'),
+      400,
+      'validation_error',
+      /more than 5 records/,
+    ],
     ['ndjson', `{"title":"${'x'.repeat(3000)}"}`, 413, 'payload_too_large', /limit of 2048 bytes/],
   ]
   for (const [format, payload, status, code, description] of refusals) {
@@ -276,7 +292,10 @@ t.test('a file that cannot be read, or is over a limit, creates nothing', async 
 
 t.test('CSV cells a spreadsheet would run as formulas are neutralised, and imported back as they were', async (t) => {
   const { server, as } = await build(t)
-  await createDefinition(server, as.admin, { name: 'cells', fields: { title: { type: 'string' }, n: { type: 'number' } } })
+  await createDefinition(server, as.admin, {
+    name: 'cells',
+    fields: { title: { type: 'string' }, n: { type: 'number' } },
+  })
   const titles = ['=HYPERLINK("http://evil","x")', '+1+1', '-2+3', '@SUM(A1)', '\tTab', '\rCR', "'quoted", 'plain']
   for (const [n, title] of titles.entries()) await createDocument(server, as.admin, 'cells', { title, n: -n })
   const exported = await exportOf(server, as.admin, 'cells', { format: 'csv', fields: '{"title":1,"n":1}' })
@@ -292,7 +311,10 @@ t.test('CSV cells a spreadsheet would run as formulas are neutralised, and impor
   )
   for (const row of rows) t.notMatch(row[1] ?? '', /^[=+\-@\t\r]/)
 
-  await createDefinition(server, as.admin, { name: 'back', fields: { title: { type: 'string' }, n: { type: 'number' } } })
+  await createDefinition(server, as.admin, {
+    name: 'back',
+    fields: { title: { type: 'string' }, n: { type: 'number' } },
+  })
   t.match((await importInto(server, as.admin, 'back', 'csv', exported.body)).json().data, { created: titles.length })
   const back = await exportOf(server, as.admin, 'back', { format: 'json', sort: '{"n":-1}' })
   t.same(
