@@ -12,6 +12,7 @@ import { Home } from './views/home.js'
 import { Login } from './views/login.js'
 import { Packages } from './views/packages.js'
 import { ResetPassword } from './views/reset-password.js'
+import { Transfer } from './views/transfer.js'
 import { UserDetail, Users } from './views/users.js'
 
 interface EnvironmentRecord {
@@ -72,6 +73,7 @@ function View({ path }: { path: string }) {
   if (area === 'definitions' && a && b === 'documents' && c) return <DocumentEditor dd={a} id={c} />
   if (area === 'definitions' && a && b === 'documents') return <Documents dd={a} />
   if (area === 'definitions' && a && b === 'runs') return <ActionRuns dd={a} />
+  if (area === 'definitions' && a && b === 'transfer') return <Transfer dd={a} />
   if (area === 'definitions' && a) return <DefinitionEdit dd={a} />
   if (area === 'definitions') return <Definitions />
   if (area === 'users' && a) return <UserDetail userId={a} />
