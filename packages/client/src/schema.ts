@@ -198,7 +198,7 @@ export interface paths {
     }
     /**
      * Export documents
-     * @description Export documents. Needs a bearer token and the `environment-id` header.
+     * @description Every document matching `query` that the caller may see, streamed as a file to save: NDJSON (the default), a JSON array, or CSV with a header row. Needs a bearer token and the `environment-id` header.
      */
     get: operations['exportDocuments']
     put?: never
@@ -220,7 +220,7 @@ export interface paths {
     put?: never
     /**
      * Import documents
-     * @description Import documents. Needs a bearer token and the `environment-id` header.
+     * @description Creates a document per record of the body (NDJSON, a JSON array or CSV, by `Content-Type`) under the rules of `.../new`; answers how many were created, and each refused record's row and reason. Needs a bearer token and the `environment-id` header.
      */
     post: operations['importDocuments']
     delete?: never
