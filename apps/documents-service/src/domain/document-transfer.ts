@@ -2,7 +2,13 @@ import { rm } from 'node:fs/promises'
 import { Readable } from 'node:stream'
 import { stringify } from 'csv-stringify/sync'
 import type { Scope } from '@quire/auth'
-import type { ImportRowError, ImportSummary, ListQuerystring, TransferFormat } from '@quire/contracts'
+import type {
+  ExportQuerystring,
+  ImportRowError,
+  ImportSummary,
+  ListQuerystring,
+  TransferFormat,
+} from '@quire/contracts'
 import { IMPORT_MAX_ERRORS } from '@quire/contracts'
 import { runAccounted, type RecordText } from '@quire/records'
 import { ApiError, fail } from '@quire/service-kit'
@@ -18,7 +24,7 @@ import { newRecord } from './document-records.js'
 import type { Documents } from './documents.js'
 
 /** What an export reads: the list's `query`, `sort` and `fields` (JSON texts, checked as the list checks them). */
-export type ExportQuery = Pick<ListQuerystring, 'query' | 'sort' | 'fields'>
+type ExportQuery = Omit<ExportQuerystring, 'format'>
 
 export interface DocumentTransfer {
   /**
