@@ -133,7 +133,8 @@ t.test('export pages through every document by keyset, with the query, sort and 
   const emptyCsv = await exportOf(server, as.admin, 'items', { format: 'csv', query: '{"n":-1}' })
   t.equal(emptyCsv.body, '_id,externalId,status,accessGroups,n\r\n', 'a header row even without documents')
 
-  for (const query of [{ query: '{"$where":"1"}' }, { sort: 'nope' }, { fields: '[1]' }]) {
+  const refusals: Record<string, string>[] = [{ query: '{"$where":"1"}' }, { sort: 'nope' }, { fields: '[1]' }]
+  for (const query of refusals) {
     const refused = await exportOf(server, as.admin, 'items', query)
     t.equal(refused.statusCode, 400, JSON.stringify(query))
     t.equal(refused.json().error, 'invalid_query')
