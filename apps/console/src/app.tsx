@@ -14,6 +14,7 @@ import { Home } from './views/home.js'
 import { Login } from './views/login.js'
 import { Packages } from './views/packages.js'
 import { ResetPassword } from './views/reset-password.js'
+import { Transfer } from './views/transfer.js'
 import { UserDetail, Users } from './views/users.js'
 
 /** The environments the API lists for the user; a text field while it cannot answer (remembered in localStorage). */
@@ -64,6 +65,7 @@ function View({ path }: { path: string }) {
   if (area === 'definitions' && a && b === 'documents' && c) return <DocumentEditor dd={a} id={c} />
   if (area === 'definitions' && a && b === 'documents') return <Documents dd={a} />
   if (area === 'definitions' && a && b === 'runs') return <ActionRuns dd={a} />
+  if (area === 'definitions' && a && b === 'transfer') return <Transfer dd={a} />
   if (area === 'definitions' && a) return <DefinitionEdit dd={a} />
   if (area === 'definitions') return <Definitions />
   if (area === 'users' && a) return <UserDetail userId={a} />

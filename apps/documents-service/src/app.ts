@@ -10,6 +10,7 @@ import { actionsPlugin } from './plugins/actions.js'
 import { attachmentsPlugin } from './plugins/attachments.js'
 import { definitionsPlugin } from './plugins/definitions-repository.js'
 import { documentsPlugin } from './plugins/documents-repository.js'
+import { documentTransferPlugin } from './plugins/document-transfer.js'
 import { idempotencyPlugin } from './plugins/idempotency.js'
 import { reclaimPlugin } from './plugins/reclaim.js'
 import { workAccountPlugin } from './plugins/work-account.js'
@@ -17,6 +18,7 @@ import { attachmentRoutes } from './routes/attachments.js'
 import { copyAttachmentRoutes } from './routes/copy-attachments.js'
 import { definitionRoutes } from './routes/document-definitions.js'
 import { documentRoutes } from './routes/documents.js'
+import { documentTransferRoutes } from './routes/document-transfer.js'
 import { PREFIXES } from './service.js'
 
 export interface DocumentsAppOptions {
@@ -43,10 +45,12 @@ export const app: FastifyPluginAsync<DocumentsAppOptions> = async (fastify, { st
   await fastify.register(definitionsPlugin, { store, files })
   await fastify.register(attachmentsPlugin, { store, files, config })
   await fastify.register(reclaimPlugin, { store, files, uploadDir: config.QUIRE_UPLOAD_DIR ?? tmpdir() })
+  await fastify.register(documentTransferPlugin, { config, spoolDir: config.QUIRE_UPLOAD_DIR ?? tmpdir() })
 
   const documents = `${PREFIXES.definitions}/:ddId/documents`
   await fastify.register(definitionRoutes, { prefix: PREFIXES.definitions })
   await fastify.register(documentRoutes, { prefix: documents, config })
+  await fastify.register(documentTransferRoutes, { prefix: documents, config })
   await fastify.register(attachmentRoutes, { prefix: `${documents}/:id/attachments`, config })
   await fastify.register(copyAttachmentRoutes, { prefix: PREFIXES.documents })
 }

@@ -38,6 +38,24 @@ export const DocumentsConfigSchema = Type.Object({
     default: 16 * 1024 * 1024,
     description: 'Largest body of a bulk documents call (POST .../documents/bulk, up to 1000 operations), in bytes.',
   }),
+  QUIRE_IMPORT_BODY_LIMIT: Type.Integer({
+    minimum: 1024,
+    default: 64 * 1024 * 1024,
+    description: 'Largest body of a documents import (POST .../documents/import), in bytes; spooled to disk.',
+  }),
+  QUIRE_IMPORT_MAX_ROWS: Type.Integer({
+    minimum: 1,
+    maximum: 10_000_000,
+    default: 100_000,
+    description: 'Most records in one documents import.',
+  }),
+  QUIRE_TRANSFERS_PER_ENVIRONMENT: Type.Integer({
+    minimum: 1,
+    maximum: 1000,
+    default: 2,
+    description:
+      'Document imports and exports of one environment in progress at once in this process; past it 429 rate_limited.',
+  }),
   QUIRE_SCRIPT_GATEWAY_URL: Type.Optional(
     Type.String({
       pattern: '^https?://',

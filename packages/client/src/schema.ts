@@ -189,6 +189,46 @@ export interface paths {
     patch?: never
     trace?: never
   }
+  '/api/v2/document-definitions/{ddId}/documents/export': {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    /**
+     * Export documents
+     * @description Every document matching `query` that the caller may see, streamed as a file to save: NDJSON (the default), a JSON array, or CSV with a header row. Needs a bearer token and the `environment-id` header.
+     */
+    get: operations['exportDocuments']
+    put?: never
+    post?: never
+    delete?: never
+    options?: never
+    head?: never
+    patch?: never
+    trace?: never
+  }
+  '/api/v2/document-definitions/{ddId}/documents/import': {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    get?: never
+    put?: never
+    /**
+     * Import documents
+     * @description Creates a document per record of the body (NDJSON, a JSON array or CSV, by `Content-Type`) under the rules of `.../new`; answers how many were created, and each refused record's row and reason. Needs a bearer token and the `environment-id` header.
+     */
+    post: operations['importDocuments']
+    delete?: never
+    options?: never
+    head?: never
+    patch?: never
+    trace?: never
+  }
   '/api/v2/document-definitions/{ddId}/documents/{id}/attachments': {
     parameters: {
       query?: never
@@ -2584,6 +2624,114 @@ export interface operations {
             data: {
               runId: string
               result: unknown
+            }
+          }
+        }
+      }
+      /** @description The request was refused: see `error` for why */
+      '4XX': {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorBody']
+        }
+      }
+      /** @description The server failed or is unavailable */
+      '5XX': {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorBody']
+        }
+      }
+    }
+  }
+  exportDocuments: {
+    parameters: {
+      query?: {
+        format?: 'ndjson' | 'json' | 'csv'
+        query?: string
+        sort?: string
+        fields?: string
+      }
+      header?: never
+      path: {
+        ddId: string
+      }
+      cookie?: never
+    }
+    requestBody?: never
+    responses: {
+      /** @description The documents, streamed as an attachment: one JSON document a line (`ndjson`), a JSON array (`json`), or CSV with a header row of the definition's fields (`csv`) */
+      200: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/x-ndjson': Blob
+          'application/json': Blob
+          'text/csv': Blob
+        }
+      }
+      /** @description The request was refused: see `error` for why */
+      '4XX': {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorBody']
+        }
+      }
+      /** @description The server failed or is unavailable */
+      '5XX': {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorBody']
+        }
+      }
+    }
+  }
+  importDocuments: {
+    parameters: {
+      query?: never
+      header?: {
+        'idempotency-key'?: string
+      }
+      path: {
+        ddId: string
+      }
+      cookie?: never
+    }
+    /** @description The documents to create: NDJSON (one JSON object a line), a JSON array of objects, or CSV with a header row of field names (cells typed by the definition's fields) */
+    requestBody: {
+      content: {
+        'application/x-ndjson': unknown
+        'application/json': unknown
+        'text/csv': unknown
+      }
+    }
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': {
+            /** @enum {string} */
+            status: 'ok'
+            data: {
+              created: number
+              failed: number
+              errors: {
+                row: number
+                code: string
+                description: string
+              }[]
             }
           }
         }

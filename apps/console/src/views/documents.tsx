@@ -4,6 +4,7 @@ import { Link, navigate } from '../router.js'
 import { ErrorText, parseJson, Title, useAction, useLoad } from '../ui.js'
 import type { Definition } from './definitions.js'
 import { describe, FilterBuilder, toFilter, type Condition } from './filters.js'
+import { transferLink } from './transfer.js'
 
 export type Doc = Record<string, unknown> & { _id: string; externalId?: string }
 
@@ -155,7 +156,8 @@ export function Documents({ dd }: { dd: string }) {
   return (
     <section>
       <p>
-        <Link href="/definitions">← Definitions</Link> · <Link href={`/definitions/${q(dd)}`}>Edit definition</Link>
+        <Link href="/definitions">← Definitions</Link> · <Link href={`/definitions/${q(dd)}`}>Edit definition</Link> ·{' '}
+        <Link href={transferLink(dd, shown)}>Import and export</Link>
       </p>
       <Title text={`Documents of ${dd}`} />
       <form class="panel filters" onSubmit={apply}>

@@ -1,0 +1,36 @@
+import fp from 'fastify-plugin'
+import type { DocumentsConfig } from '../config.js'
+import { createDocumentTransfer, type DocumentTransfer } from '../domain/document-transfer.js'
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    documentTransfer: DocumentTransfer
+  }
+}
+
+export interface DocumentTransferOptions {
+  config: Pick<
+    DocumentsConfig,
+    | 'QUIRE_IMPORT_BODY_LIMIT'
+    | 'QUIRE_IMPORT_MAX_ROWS'
+    | 'QUIRE_TRANSFERS_PER_ENVIRONMENT'
+    | 'QUIRE_WORK_QUEUE_PER_ENVIRONMENT'
+  >
+  /** Where import bodies are spooled: the uploads' folder. */
+  spoolDir: string
+}
+
+/** Decorates `fastify.documentTransfer`: imports and exports of a definition's documents over `fastify.documents`. */
+export const documentTransferPlugin = fp<DocumentTransferOptions>(
+  async (fastify, { config, spoolDir }) => {
+    const limits = {
+      bodyLimit: config.QUIRE_IMPORT_BODY_LIMIT,
+      maxRows: config.QUIRE_IMPORT_MAX_ROWS,
+      perEnvironment: config.QUIRE_TRANSFERS_PER_ENVIRONMENT,
+      queueLimit: config.QUIRE_WORK_QUEUE_PER_ENVIRONMENT,
+    }
+    const transfer = createDocumentTransfer({ documents: fastify.documents, spoolDir, limits, clock: Date.now })
+    fastify.decorate('documentTransfer', transfer)
+  },
+  { name: '@quire/documents-transfer', fastify: '5.x', dependencies: ['@quire/documents-documents'] },
+)
