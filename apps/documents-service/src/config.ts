@@ -152,7 +152,8 @@ export const DocumentsConfigSchema = Type.Object({
     minimum: 1,
     maximum: 1000,
     default: 4,
-    description: "Deliveries of one environment in progress at once in one process: a slow endpoint holds only its tenant's.",
+    description:
+      "Deliveries of one environment in progress at once in one process: a slow endpoint holds only its tenant's.",
   }),
   QUIRE_WEBHOOK_TIMEOUT_MS: Type.Integer({
     minimum: 100,

@@ -47,7 +47,11 @@ export class PrivateTargetError extends Error {
   }
 }
 
-type Resolve = (hostname: string, options: LookupAllOptions, callback: (error: NodeJS.ErrnoException | null, addresses: LookupAddress[]) => void) => void
+type Resolve = (
+  hostname: string,
+  options: LookupAllOptions,
+  callback: (error: NodeJS.ErrnoException | null, addresses: LookupAddress[]) => void,
+) => void
 
 /**
  * A `lookup` for sockets that drops non-public addresses from what a name resolves to: the address connected to

@@ -42,7 +42,11 @@ async function domain(t: TestContext) {
   }
   const clock = () => NOON
   // No environment here has webhooks: writes stay as they were without them.
-  const noWebhooks: WebhooksPort = { watches: async () => false, enqueue: async () => undefined, settle: () => undefined }
+  const noWebhooks: WebhooksPort = {
+    watches: async () => false,
+    enqueue: async () => undefined,
+    settle: () => undefined,
+  }
   const attachmentFiles = createAttachmentFiles({ store, files, clock, log: quiet })
   const definitions = createDefinitions({
     store,

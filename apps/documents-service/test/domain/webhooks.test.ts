@@ -7,13 +7,14 @@ import { DOCUMENTS_COLLECTIONS, type DefinitionRecord, type DocumentRecord } fro
 import { createWebhooks, type WebhooksSettings } from '../../src/domain/webhooks/index.js'
 import { sealer } from '../../src/lib/sealed.js'
 import { publicLookup } from '../../src/lib/webhook-targets.js'
+import type { TestContext } from '../helper.js'
 import { receiver, verifies, type Received } from '../webhooks-helper.js'
 
 const quiet = { warn: () => undefined, error: () => undefined }
 const START = Date.parse('2026-01-01T00:00:00.000Z')
 const scope: Scope = {
   userId: 'admin',
-  via: 'access',
+  via: 'access-token',
   superAdministrator: false,
   actionDepth: 0,
   environmentId: 'env_a',
@@ -47,7 +48,11 @@ const SETTINGS: WebhooksSettings = {
 }
 
 /** Webhooks over a fresh store, on a clock the test moves. */
-async function setUp(t: Parameters<Parameters<typeof t.test>[1]>[0], settings: Partial<WebhooksSettings> = {}, lookup = publicLookup()) {
+async function setUp(
+  t: TestContext,
+  settings: Partial<WebhooksSettings> = {},
+  lookup = publicLookup(),
+) {
   const { store } = await testResources(t)
   const clock = { now: START }
   const webhooks = createWebhooks({
@@ -62,8 +67,11 @@ async function setUp(t: Parameters<Parameters<typeof t.test>[1]>[0], settings: P
     webhooks.stop()
     await webhooks.close()
   })
-  const write = (kind: 'create' | 'update' | 'delete', document: DocumentRecord, previous: DocumentRecord | null = null) =>
-    store.transaction((tx) => webhooks.enqueue(tx, definition, kind, document, previous))
+  const write = (
+    kind: 'create' | 'update' | 'delete',
+    document: DocumentRecord,
+    previous: DocumentRecord | null = null,
+  ) => store.transaction((tx) => webhooks.enqueue(tx, definition, kind, document, previous))
   const stored = () => DOCUMENTS_COLLECTIONS.webhookDeliveries.in(store).find({}, { sort: { _id: 1 } })
   return { store, clock, webhooks, write, stored }
 }
@@ -77,7 +85,10 @@ t.test('a delivery is signed, carries its ids, and its attempt is recorded', asy
   t.equal(endpoint.requests.length, 1)
   const [request] = endpoint.requests as [Received]
   const [delivery] = await stored()
-  t.ok(verifies(request.headers['quire-signature'], request.body, hook.secret), 'the signature verifies with the secret')
+  t.ok(
+    verifies(request.headers['quire-signature'], request.body, hook.secret),
+    'the signature verifies with the secret',
+  )
   t.notOk(verifies(request.headers['quire-signature'], request.body, 'whsec_other'), 'and with no other secret')
   t.equal(request.headers['quire-webhook-id'], hook._id)
   t.equal(request.headers['quire-delivery-id'], delivery?._id)
@@ -85,7 +96,13 @@ t.test('a delivery is signed, carries its ids, and its attempt is recorded', asy
   t.match(request.headers['quire-signature'], new RegExp(`^t=${START / 1000},v1=[0-9a-f]{64}$`))
   const body = JSON.parse(request.body)
   t.same(Object.keys(body), ['id', 'type', 'environmentId', 'ddId', 'createdOn', 'data'])
-  t.match(body, { id: delivery?.eventId, type: 'document.create', environmentId: 'env_a', ddId: 'orders', data: { _id: 'doc5', total: 5 } })
+  t.match(body, {
+    id: delivery?.eventId,
+    type: 'document.create',
+    environmentId: 'env_a',
+    ddId: 'orders',
+    data: { _id: 'doc5', total: 5 },
+  })
   t.match(delivery, { state: 'delivered', attempts: [{ attempt: 1, status: 200 }] })
   t.notOk(delivery?.dueOn)
 })
@@ -151,7 +168,10 @@ t.test('a redirect is not followed', async (t) => {
   await webhooks.create(scope, { url: endpoint.url, events: ['document.create'] }, undefined)
   await write('create', documentOf(1))
   await webhooks.deliverDue()
-  t.same(endpoint.requests.map((request) => request.url), ['/hook'])
+  t.same(
+    endpoint.requests.map((request) => request.url),
+    ['/hook'],
+  )
   const [delivery] = await stored()
   t.match(delivery, { state: 'waiting', attempts: [{ status: 302, error: 'redirect not followed' }] })
 })
@@ -159,8 +179,16 @@ t.test('a redirect is not followed', async (t) => {
 t.test('events, definition, query and pause choose what is queued', async (t) => {
   const { webhooks, write, stored } = await setUp(t)
   const url = 'https://hooks.example.com/'
-  const all = await webhooks.create(scope, { url, events: ['document.create', 'document.update', 'document.delete'] }, undefined)
-  const big = await webhooks.create(scope, { url, events: ['document.update'], query: { total: { $gt: 10 } } }, { definitionId: 'orders' })
+  const all = await webhooks.create(
+    scope,
+    { url, events: ['document.create', 'document.update', 'document.delete'] },
+    undefined,
+  )
+  const big = await webhooks.create(
+    scope,
+    { url, events: ['document.update'], query: { total: { $gt: 10 } } },
+    { definitionId: 'orders' },
+  )
   await webhooks.create(scope, { url, events: ['document.create'] }, { definitionId: 'invoices' })
   await webhooks.create(scope, { url, events: ['document.create'], paused: true }, undefined)
   await write('create', documentOf(1))
@@ -205,13 +233,18 @@ t.test('past the waiting cap a change is still recorded, failed, and can be rede
   const redelivered = await webhooks.redeliver('env_a', hook._id, second!._id)
   t.match(redelivered, { state: 'waiting' })
   await webhooks.deliverDue()
-  t.same(endpoint.requests.map((request) => JSON.parse(request.body).data._id), ['doc1', 'doc2'])
+  t.same(
+    endpoint.requests.map((request) => JSON.parse(request.body).data._id),
+    ['doc1', 'doc2'],
+  )
   await t.rejects(webhooks.redeliver('env_b', hook._id, second!._id), { code: 'delivery_not_found' })
 })
 
 t.test('one environment cannot hold every slot', async (t) => {
   const held: (() => void)[] = []
   const seen: string[] = []
+  let third = () => {}
+  const threeStarted = new Promise<void>((resolve) => (third = resolve))
   const { store } = await testResources(t)
   const webhooks = createWebhooks({
     store,
@@ -222,6 +255,7 @@ t.test('one environment cannot hold every slot', async (t) => {
     // A slow endpoint: attempts wait until the test lets them go.
     send: async (delivery) => {
       seen.push(JSON.parse(delivery.body).environmentId)
+      if (seen.length === 3) third()
       await new Promise<void>((resolve) => held.push(resolve))
       return { status: 200, durationMs: 1 }
     },
@@ -230,14 +264,13 @@ t.test('one environment cannot hold every slot', async (t) => {
   const definitionB = { ...definition, _environmentId: 'env_b' }
   await webhooks.create(scope, { url: 'https://a.example.com/', events: ['document.create'] }, undefined)
   await webhooks.create(scopeB, { url: 'https://b.example.com/', events: ['document.create'] }, undefined)
-  for (let i = 0; i < 5; i++) await store.transaction((tx) => webhooks.enqueue(tx, definition, 'create', documentOf(i), null))
+  for (let i = 0; i < 5; i++) {
+    await store.transaction((tx) => webhooks.enqueue(tx, definition, 'create', documentOf(i), null))
+  }
   await store.transaction((tx) => webhooks.enqueue(tx, definitionB, 'create', documentOf(9), null))
   const started = webhooks.deliverDue()
   // Two of A's (its share) and B's one start; A's other three wait.
-  await t.resolves(new Promise<void>((resolve) => setImmediate(function check() {
-    if (seen.length >= 3) resolve()
-    else setImmediate(check)
-  })))
+  await threeStarted
   t.same([...seen].sort(), ['env_a', 'env_a', 'env_b'])
   while (held.length > 0) held.shift()?.()
   await started
@@ -245,27 +278,45 @@ t.test('one environment cannot hold every slot', async (t) => {
   await webhooks.close()
 })
 
-t.test('at delivery, a name that resolves to a non-public address is refused; the address connected to is checked', async (t) => {
-  const endpoint = await receiver(t)
-  // `hooks.example.test` resolves to the receiver's loopback address, as a rebinding name would.
-  const resolve = (_name: string, _options: object, callback: (e: null, all: LookupAddress[]) => void) =>
-    callback(null, [{ address: '::ffff:127.0.0.1', family: 6 }, { address: '127.0.0.1', family: 4 }])
-  const { webhooks, write, stored } = await setUp(t, { allowPrivate: false }, publicLookup(resolve))
-  await webhooks.create(scope, { url: `http://hooks.example.test:${endpoint.port}/hook`, events: ['document.create'] }, undefined)
-  await webhooks.create(scope, { url: `http://localhost:${endpoint.port}/hook`, events: ['document.create'] }, undefined)
-  await write('create', documentOf(1))
-  await webhooks.deliverDue()
-  t.equal(endpoint.requests.length, 0, 'nothing reached the loopback endpoint')
-  for (const delivery of await stored()) {
-    t.match(delivery, { state: 'waiting', attempts: [{ error: /EWEBHOOKTARGET: .* resolves to no public address/ }] })
-    t.notOk(delivery.attempts[0]?.status)
-  }
-})
+t.test(
+  'at delivery, a name that resolves to a non-public address is refused; the address connected to is checked',
+  async (t) => {
+    const endpoint = await receiver(t)
+    // `hooks.example.test` resolves to the receiver's loopback address, as a rebinding name would.
+    const resolve = (_name: string, _options: object, callback: (e: null, all: LookupAddress[]) => void) =>
+      callback(null, [
+        { address: '::ffff:127.0.0.1', family: 6 },
+        { address: '127.0.0.1', family: 4 },
+      ])
+    const { webhooks, write, stored } = await setUp(t, { allowPrivate: false }, publicLookup(resolve))
+    await webhooks.create(
+      scope,
+      { url: `http://hooks.example.test:${endpoint.port}/hook`, events: ['document.create'] },
+      undefined,
+    )
+    await webhooks.create(
+      scope,
+      { url: `http://localhost:${endpoint.port}/hook`, events: ['document.create'] },
+      undefined,
+    )
+    await write('create', documentOf(1))
+    await webhooks.deliverDue()
+    t.equal(endpoint.requests.length, 0, 'nothing reached the loopback endpoint')
+    for (const delivery of await stored()) {
+      t.match(delivery, { state: 'waiting', attempts: [{ error: /EWEBHOOKTARGET: .* resolves to no public address/ }] })
+      t.notOk(delivery.attempts[0]?.status)
+    }
+  },
+)
 
 t.test('at delivery, an address written in the URL is checked again', async (t) => {
   const endpoint = await receiver(t)
   const { store, webhooks, write, stored } = await setUp(t, { allowPrivate: false })
-  const hook = await webhooks.create(scope, { url: 'https://hooks.example.com/', events: ['document.create'] }, undefined)
+  const hook = await webhooks.create(
+    scope,
+    { url: 'https://hooks.example.com/', events: ['document.create'] },
+    undefined,
+  )
   // Stored before private targets were refused (or by hand): the delivery still refuses it.
   await DOCUMENTS_COLLECTIONS.webhooks.in(store).updateOne({ _id: hook._id }, { $set: { url: endpoint.url } })
   await write('create', documentOf(1))
@@ -283,8 +334,8 @@ t.test('publicLookup keeps only the public addresses a name resolves to', async 
       { address: 'fe80::1', family: 6 },
     ])
   const lookup = publicLookup(resolve)
-  const all = await new Promise((done) => lookup('x.test', { all: true }, (_e, addresses) => done(addresses)))
+  const all = await new Promise((resolve) => lookup('x.test', { all: true }, (_e, addresses) => resolve(addresses)))
   t.same(all, [{ address: '93.184.216.34', family: 4 }])
-  const one = await new Promise((done) => lookup('x.test', {}, (_e, address, family) => done([address, family])))
+  const one = await new Promise((resolve) => lookup('x.test', {}, (_e, address, family) => resolve([address, family])))
   t.same(one, ['93.184.216.34', 4])
 })

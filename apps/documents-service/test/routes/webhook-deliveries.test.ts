@@ -89,9 +89,13 @@ t.test('a delivery recorded before a restart is sent by the next process', async
   await server.inject({ method: 'POST', url: WEBHOOKS, headers: as.admin, payload: { url: endpoint.url, events } })
   // This process never finds a due delivery: it stops (as if killed) between the write and the delivery.
   const open = store.collection.bind(store)
-  intercept(store, (name) => name === 'webhook_deliveries', (real: Collection) => ({
-    find: (filter, options) => ('dueOn' in filter ? Promise.resolve([]) : real.find(filter, options)),
-  }))
+  intercept(
+    store,
+    (name) => name === 'webhook_deliveries',
+    (real: Collection) => ({
+      find: (filter, options) => ('dueOn' in filter ? Promise.resolve([]) : real.find(filter, options)),
+    }),
+  )
   const document = await createDocument(server, as.admin, 'orders', { total: 1 })
   await server.close()
   store.collection = open
@@ -130,14 +134,27 @@ t.test('a paused webhook queues nothing while the others are sent', async (t) =>
   const { server, as, resources } = await build(t, { config })
   await createDefinition(server, as.admin, { name: 'orders' })
   const paused = (
-    await server.inject({ method: 'POST', url: WEBHOOKS, headers: as.admin, payload: { url: endpoint.url, events, paused: true } })
+    await server.inject({
+      method: 'POST',
+      url: WEBHOOKS,
+      headers: as.admin,
+      payload: { url: endpoint.url, events, paused: true },
+    })
   ).json().data
   const live = (
-    await server.inject({ method: 'POST', url: WEBHOOKS, headers: as.admin, payload: { url: `${endpoint.url}?live`, events } })
+    await server.inject({
+      method: 'POST',
+      url: WEBHOOKS,
+      headers: as.admin,
+      payload: { url: `${endpoint.url}?live`, events },
+    })
   ).json().data
   await createDocument(server, as.admin, 'orders', { total: 1 })
   await endpoint.received(1)
-  t.same(endpoint.requests.map((request) => request.headers['quire-webhook-id']), [live._id])
+  t.same(
+    endpoint.requests.map((request) => request.headers['quire-webhook-id']),
+    [live._id],
+  )
   const queued = await DOCUMENTS_COLLECTIONS.webhookDeliveries.in(resources.store).find({ webhookId: paused._id })
   t.same(queued, [], 'a paused webhook queues nothing')
 })

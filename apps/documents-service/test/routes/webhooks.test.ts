@@ -21,7 +21,10 @@ t.test('an administrator creates, lists, reads, changes and removes webhooks', a
 
   const listed = await server.inject({ method: 'GET', url: WEBHOOKS, headers: as.admin })
   t.equal(listed.statusCode, 200)
-  t.same(listed.json().data.map((each: { _id: string }) => each._id), [data._id])
+  t.same(
+    listed.json().data.map((each: { _id: string }) => each._id),
+    [data._id],
+  )
   t.notOk('secret' in listed.json().data[0], 'the secret is never listed')
 
   const read = await server.inject({ method: 'GET', url: `${WEBHOOKS}/${data._id}`, headers: as.admin })
@@ -56,7 +59,11 @@ t.test('the secret is shown once, stored sealed, and replaced by a rotation', as
   t.notOk(JSON.stringify(stored).includes(created.secret), 'the stored record does not hold the secret')
   t.match(stored?.secret, /^v1\$/)
 
-  const rotated = await server.inject({ method: 'POST', url: `${WEBHOOKS}/${created._id}/rotate-secret`, headers: as.admin })
+  const rotated = await server.inject({
+    method: 'POST',
+    url: `${WEBHOOKS}/${created._id}/rotate-secret`,
+    headers: as.admin,
+  })
   t.equal(rotated.statusCode, 200)
   t.equal(rotated.json().data._id, created._id)
   t.match(rotated.json().data.secret, /^whsec_/)
@@ -70,10 +77,18 @@ t.test('lists page by _id', async (t) => {
     ids.push((await server.inject({ method: 'POST', url: WEBHOOKS, headers: as.admin, payload: hook })).json().data._id)
   }
   const first = (await server.inject({ method: 'GET', url: `${WEBHOOKS}?limit=2`, headers: as.admin })).json()
-  t.same(first.data.map((each: { _id: string }) => each._id), ids.slice(0, 2))
+  t.same(
+    first.data.map((each: { _id: string }) => each._id),
+    ids.slice(0, 2),
+  )
   t.match(first.pagination, { hasNext: true, hasPrevious: false, type: 'cursor' })
-  const second = (await server.inject({ method: 'GET', url: `${WEBHOOKS}?${first.pagination.next}`, headers: as.admin })).json()
-  t.same(second.data.map((each: { _id: string }) => each._id), ids.slice(2))
+  const second = (
+    await server.inject({ method: 'GET', url: `${WEBHOOKS}?${first.pagination.next}`, headers: as.admin })
+  ).json()
+  t.same(
+    second.data.map((each: { _id: string }) => each._id),
+    ids.slice(2),
+  )
   t.match(second.pagination, { hasNext: false, hasPrevious: true })
 })
 
@@ -108,7 +123,12 @@ t.test('members, strangers and other environments get nothing', async (t) => {
     ['POST', `${WEBHOOKS}/${created._id}/rotate-secret`],
     ['GET', `${WEBHOOKS}/${created._id}/deliveries`],
   ] as const) {
-    const response = await server.inject({ method, url, headers: as.adminB, ...(method === 'PATCH' && { payload: {} }) })
+    const response = await server.inject({
+      method,
+      url,
+      headers: as.adminB,
+      ...(method === 'PATCH' && { payload: {} }),
+    })
     t.equal(response.statusCode, 404, `${method} ${url}`)
     t.equal(response.json().error, 'webhook_not_found')
   }
@@ -122,7 +142,12 @@ t.test('bad bodies are refused with the field named', async (t) => {
     ['no events', { url: hook.url, events: [] }, 'validation_error', /events/],
     ['an unknown event', { url: hook.url, events: ['document.read'] }, 'validation_error', /events/],
     ['ftp', { url: 'ftp://hooks.example.com/x', events: hook.events }, 'validation_error', /url/],
-    ['credentials', { url: 'https://user:pw@hooks.example.com/', events: hook.events }, 'validation_error', /credentials/],
+    [
+      'credentials',
+      { url: 'https://user:pw@hooks.example.com/', events: hook.events },
+      'validation_error',
+      /credentials/,
+    ],
     ['a forbidden operator', { ...hook, query: { $where: 'true' } }, 'invalid_query', /query/],
     ['an unknown field', { ...hook, secret: 'mine' }, 'validation_error', /additional properties/],
   ]
@@ -132,10 +157,20 @@ t.test('bad bodies are refused with the field named', async (t) => {
     t.equal(response.json().error, error, name)
     t.match(response.json().description, description, name)
   }
-  const unknown = await server.inject({ method: 'POST', url: WEBHOOKS, headers: as.admin, payload: { ...hook, ddId: 'nope' } })
+  const unknown = await server.inject({
+    method: 'POST',
+    url: WEBHOOKS,
+    headers: as.admin,
+    payload: { ...hook, ddId: 'nope' },
+  })
   t.equal(unknown.statusCode, 404)
   t.equal(unknown.json().error, 'document_definition_not_found_for_id_or_name')
-  const missing = await server.inject({ method: 'PATCH', url: `${WEBHOOKS}/000000000000000000000000`, headers: as.admin, payload: {} })
+  const missing = await server.inject({
+    method: 'PATCH',
+    url: `${WEBHOOKS}/000000000000000000000000`,
+    headers: as.admin,
+    payload: {},
+  })
   t.equal(missing.statusCode, 404)
   t.equal(missing.json().error, 'webhook_not_found')
 })
@@ -152,7 +187,12 @@ t.test('targets at non-public addresses are refused when written as addresses', 
     'http://0.0.0.0/hook',
     'http://2130706433/hook',
   ]) {
-    const response = await server.inject({ method: 'POST', url: WEBHOOKS, headers: as.admin, payload: { ...hook, url } })
+    const response = await server.inject({
+      method: 'POST',
+      url: WEBHOOKS,
+      headers: as.admin,
+      payload: { ...hook, url },
+    })
     t.equal(response.statusCode, 400, url)
     t.equal(response.json().error, 'validation_error', url)
     t.match(response.json().description, /not a public address/, url)

@@ -1,7 +1,12 @@
 import type { Delivery, DeliveriesQuerystring, Pagination, WebhookEvent } from '@quire/contracts'
 import { ConflictError, newObjectId, type Filter, type RecordStore, type Transaction } from '@quire/records'
 import { fail, sweepInChunks } from '@quire/service-kit'
-import { DOCUMENTS_COLLECTIONS, type DefinitionRecord, type DocumentRecord, type WebhookDeliveryRecord } from '../../collections.js'
+import {
+  DOCUMENTS_COLLECTIONS,
+  type DefinitionRecord,
+  type DocumentRecord,
+  type WebhookDeliveryRecord,
+} from '../../collections.js'
 import type { Clock, Log } from '../deps.js'
 import type { Registry } from './registry.js'
 import type { Delivered, SendOutcome } from './sender.js'
@@ -106,7 +111,14 @@ export function createDeliveries(deps: {
     if (matching.length === 0) return
     const at = new Date(clock()).toISOString()
     const eventId = newObjectId()
-    const body = JSON.stringify({ id: eventId, type, environmentId, ddId: definition._id, createdOn: at, data: written })
+    const body = JSON.stringify({
+      id: eventId,
+      type,
+      environmentId,
+      ddId: definition._id,
+      createdOn: at,
+      data: written,
+    })
     const count = await waitingCount(environmentId)
     const records = DOCUMENTS_COLLECTIONS.webhookDeliveries.in(into)
     for (const hook of matching) {
@@ -318,7 +330,10 @@ export function createDeliveries(deps: {
     async redeliver(environmentId: string, webhookId: string, deliveryId: string): Promise<Delivery> {
       const current = await findDelivery(environmentId, webhookId, deliveryId)
       if (current.state !== 'waiting' && (await waitingCount(environmentId)).count >= settings.waitingPerEnvironment) {
-        throw fail('rate_limited', `More than ${settings.waitingPerEnvironment} deliveries of this environment are waiting`)
+        throw fail(
+          'rate_limited',
+          `More than ${settings.waitingPerEnvironment} deliveries of this environment are waiting`,
+        )
       }
       const $set = {
         state: 'waiting' as const,

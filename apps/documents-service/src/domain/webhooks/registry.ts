@@ -89,7 +89,9 @@ export function createRegistry(deps: {
       _id: record._id,
       events: new Set(record.events),
       ...(record.definitionId !== undefined && { definitionId: record.definitionId }),
-      ...(record.query !== undefined && { matcher: compileFilter(JSON.parse(record.query) as Record<string, unknown>) }),
+      ...(record.query !== undefined && {
+        matcher: compileFilter(JSON.parse(record.query) as Record<string, unknown>),
+      }),
     }))
     if (cache.size >= CACHED_ENVIRONMENTS) cache.clear()
     cache.set(environmentId, { readAt: at, active: list })
@@ -106,7 +108,10 @@ export function createRegistry(deps: {
       // Counted before the insert: concurrent creates may pass the cap by their number, never by more.
       const count = await webhooks.count({ environmentId: scope.environmentId })
       if (count >= settings.perEnvironment) {
-        throw fail('webhook_limit_reached', `Environment ${scope.environmentId} has ${count} webhooks, the most it may have`)
+        throw fail(
+          'webhook_limit_reached',
+          `Environment ${scope.environmentId} has ${count} webhooks, the most it may have`,
+        )
       }
       const secret = newSecret()
       const at = isoTime(clock)
