@@ -40,7 +40,7 @@ export function targetRefusal(text: string, allowPrivate: boolean): string | und
 }
 
 /** The error a connection refused by `publicLookup` fails with. */
-export class PrivateTargetError extends Error {
+class PrivateTargetError extends Error {
   readonly code = 'EWEBHOOKTARGET'
   constructor(hostname: string) {
     super(`${hostname} resolves to no public address`)

@@ -33,7 +33,7 @@ export interface DeliverySettings {
 }
 
 /** The delay before the next attempt after `failures` failures in a row: 10 s, 20 s, 40 s, ... at most 1 h. */
-export const backoffMs = (failures: number): number =>
+const backoffMs = (failures: number): number =>
   Math.min(FIRST_BACKOFF_MS * 2 ** Math.max(0, failures - 1), MAX_BACKOFF_MS)
 
 function present(record: WebhookDeliveryRecord): Delivery {
@@ -375,5 +375,3 @@ export function createDeliveries(deps: {
     },
   }
 }
-
-export type Deliveries = ReturnType<typeof createDeliveries>

@@ -22,7 +22,7 @@ export interface Delivered {
 const ANSWER_BYTES = 64 * 1024
 
 /** `t=<unix>,v1=<hex HMAC-SHA256 of "<t>.<body>">` under the webhook's secret, as Stripe signs its webhooks. */
-export function signature(secret: string, body: string, unixSeconds: number): string {
+function signature(secret: string, body: string, unixSeconds: number): string {
   return `t=${unixSeconds},v1=${createHmac('sha256', secret).update(`${unixSeconds}.${body}`).digest('hex')}`
 }
 
