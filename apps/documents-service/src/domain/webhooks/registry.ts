@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto'
 import type { Scope } from '@quire/auth'
 import type { CreateWebhookBody, Pagination, Webhook, WebhookEvent, WebhookPatch } from '@quire/contracts'
-import { checkFilter, compileFilter, newObjectId, type Matcher, type RecordStore } from '@quire/records'
+import { checkFilter, compileFilter, ConflictError, newObjectId, type Matcher, type RecordStore } from '@quire/records'
 import { fail } from '@quire/service-kit'
 import { DOCUMENTS_COLLECTIONS, type WebhookRecord } from '../../collections.js'
 import { targetRefusal } from '../../lib/webhook-targets.js'
@@ -49,6 +49,12 @@ function queryText(query: Record<string, unknown>): string {
     throw fail('invalid_query', `query: ${(error as Error).message}`)
   }
   return JSON.stringify(query)
+}
+
+/** Two changes of one webhook at once: the later one is refused, to be sent again on what the first left. */
+function changedMeanwhile(error: unknown): never {
+  if (error instanceof ConflictError) throw fail('precondition_failed', 'The webhook changed meanwhile')
+  throw error
 }
 
 const newSecret = () => `whsec_${randomBytes(32).toString('base64url')}`
@@ -163,7 +169,9 @@ export function createRegistry(deps: {
       if (patch.query === null) $unset.query = ''
       else if (patch.query !== undefined) $set.query = queryText(patch.query)
       const update = Object.keys($unset).length > 0 ? { $set, $unset } : { $set }
-      const updated = await webhooks.updateOne({ _id: current._id }, update, { expectedHash: current._hash })
+      const updated = await webhooks
+        .updateOne({ _id: current._id }, update, { expectedHash: current._hash })
+        .catch(changedMeanwhile)
       cache.delete(scope.environmentId)
       if (!updated) throw fail('webhook_not_found', `No webhook ${webhookId} in environment ${scope.environmentId}`)
       return present(updated)
@@ -173,7 +181,10 @@ export function createRegistry(deps: {
       const current = await find(scope, webhookId)
       const secret = newSecret()
       const $set = { secret: sealer().seal(secret), _hash: newObjectId(), _lastModifiedOn: isoTime(clock) }
-      await webhooks.updateOne({ _id: current._id }, { $set }, { expectedHash: current._hash })
+      const updated = await webhooks
+        .updateOne({ _id: current._id }, { $set }, { expectedHash: current._hash })
+        .catch(changedMeanwhile)
+      if (!updated) throw fail('webhook_not_found', `No webhook ${webhookId} in environment ${scope.environmentId}`)
       return { _id: current._id, secret }
     },
 
