@@ -48,11 +48,7 @@ const SETTINGS: WebhooksSettings = {
 }
 
 /** Webhooks over a fresh store, on a clock the test moves. */
-async function setUp(
-  t: TestContext,
-  settings: Partial<WebhooksSettings> = {},
-  lookup = publicLookup(),
-) {
+async function setUp(t: TestContext, settings: Partial<WebhooksSettings> = {}, lookup = publicLookup()) {
   const { store } = await testResources(t)
   const clock = { now: START }
   const webhooks = createWebhooks({
