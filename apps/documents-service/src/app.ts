@@ -13,12 +13,14 @@ import { documentsPlugin } from './plugins/documents-repository.js'
 import { documentTransferPlugin } from './plugins/document-transfer.js'
 import { idempotencyPlugin } from './plugins/idempotency.js'
 import { reclaimPlugin } from './plugins/reclaim.js'
+import { webhooksPlugin } from './plugins/webhooks.js'
 import { workAccountPlugin } from './plugins/work-account.js'
 import { attachmentRoutes } from './routes/attachments.js'
 import { copyAttachmentRoutes } from './routes/copy-attachments.js'
 import { definitionRoutes } from './routes/document-definitions.js'
 import { documentRoutes } from './routes/documents.js'
 import { documentTransferRoutes } from './routes/document-transfer.js'
+import { webhookRoutes } from './routes/webhooks.js'
 import { PREFIXES } from './service.js'
 
 export interface DocumentsAppOptions {
@@ -41,6 +43,7 @@ export const app: FastifyPluginAsync<DocumentsAppOptions> = async (fastify, { st
   await ensureDocumentsIndexes(store)
   await fastify.register(idempotencyPlugin, { store })
   await fastify.register(actionsPlugin, { store, config })
+  await fastify.register(webhooksPlugin, { store, keys, config })
   await fastify.register(documentsPlugin, { store, files })
   await fastify.register(definitionsPlugin, { store, files })
   await fastify.register(attachmentsPlugin, { store, files, config })
@@ -53,4 +56,5 @@ export const app: FastifyPluginAsync<DocumentsAppOptions> = async (fastify, { st
   await fastify.register(documentTransferRoutes, { prefix: documents, config })
   await fastify.register(attachmentRoutes, { prefix: `${documents}/:id/attachments`, config })
   await fastify.register(copyAttachmentRoutes, { prefix: PREFIXES.documents })
+  await fastify.register(webhookRoutes, { prefix: PREFIXES.webhooks })
 }

@@ -7,6 +7,9 @@ import type {
   Definition,
   Document,
   IndexDeclaration,
+  DeliveryAttempt,
+  DeliveryState,
+  WebhookEvent,
 } from '@quire/contracts'
 import {
   defineCollection,
@@ -118,6 +121,46 @@ export interface ActionJobRecord extends StoredRecord {
   createdOn: string
 }
 
+/** A webhook as stored: its secret sealed (lib/sealed.ts), its query as JSON text (`$` keys never stored as names). */
+export interface WebhookRecord extends StoredRecord {
+  _hash: string
+  environmentId: string
+  url: string
+  events: WebhookEvent[]
+  definitionId?: string
+  query?: string
+  paused: boolean
+  secret: string
+  _createdOn: string
+  _lastModifiedOn: string
+}
+
+/**
+ * A change to tell one webhook, written in the change's transaction. Claimed as after-write jobs are (`dueOn`
+ * moved past a lease by a write on `_hash`); `dueOn` is absent once it is delivered or has failed for good.
+ */
+export interface WebhookDeliveryRecord extends StoredRecord {
+  _hash: string
+  environmentId: string
+  webhookId: string
+  eventId: string
+  type: WebhookEvent
+  definitionId: string
+  documentId: string
+  /** The body sent, fixed when the change committed: every attempt and a redelivery send the same bytes. */
+  body: string
+  state: DeliveryState
+  dueOn?: string
+  /** Retries stop past it (the first attempt plus the retry window). */
+  retryUntil: string
+  attempts: DeliveryAttempt[]
+  /** Failed attempts since the last success or redelivery: the backoff's exponent. */
+  failures?: number
+  _createdOn: string
+  /** Set when it is delivered or has failed: swept past it. */
+  expiresOn?: string
+}
+
 /**
  * The documents service's collections, the only place their names are written. A definition's name is unique
  * in its environment (listing by environment uses the same index).
@@ -148,6 +191,14 @@ export const DOCUMENTS_COLLECTIONS = {
   actionJobs: defineCollection<ActionJobRecord>('action_jobs', [
     { name: 'due', fields: { dueOn: 1 } },
     { name: 'definition', fields: { definitionId: 1 } },
+  ]),
+  webhooks: defineCollection<WebhookRecord>('webhooks', [{ name: 'environment', fields: { environmentId: 1 } }]),
+  /** Claimed in `dueOn` order; listed per webhook, newest first; counted waiting per environment; swept past `expiresOn`. */
+  webhookDeliveries: defineCollection<WebhookDeliveryRecord>('webhook_deliveries', [
+    { name: 'due', fields: { dueOn: 1 } },
+    { name: 'webhook', fields: { webhookId: 1 } },
+    { name: 'environment_state', fields: { environmentId: 1, state: 1 } },
+    { name: 'expires', fields: { expiresOn: 1 } },
   ]),
 } as const
 

@@ -125,6 +125,64 @@ export const DocumentsConfigSchema = Type.Object({
     default: 7,
     description: 'Days a record of an action run is kept (GET .../action-runs).',
   }),
+  QUIRE_WEBHOOKS_ALLOW_PRIVATE: Type.Boolean({
+    default: false,
+    description:
+      'Let webhooks reach private, loopback, link-local and other non-public addresses (a trusted network, tests); ' +
+      'off: refused at registration when written as an address, and at every delivery whatever the name resolves to.',
+  }),
+  QUIRE_WEBHOOKS_SECRETS_KEY: Type.Optional(
+    Type.String({
+      minLength: 44,
+      maxLength: 45,
+      description:
+        "Key sealing webhook signing secrets at rest: 32 bytes in base64 (`openssl rand -base64 32`), the same for every documents replica; unset: the data dir's generated secrets key (all-in-one server). Without either, webhooks cannot be created.",
+    }),
+  ),
+  QUIRE_WEBHOOKS_PER_ENVIRONMENT: Type.Integer({
+    minimum: 1,
+    maximum: 1000,
+    default: 20,
+    description: 'Webhooks one environment may have (409 webhook_limit_reached past it).',
+  }),
+  QUIRE_WEBHOOK_WAITING_PER_ENVIRONMENT: Type.Integer({
+    minimum: 1,
+    maximum: 1_000_000,
+    default: 10_000,
+    description:
+      'Deliveries of one environment that may wait; past it a change is still written, its delivery recorded failed (queue_full).',
+  }),
+  QUIRE_WEBHOOK_CONCURRENCY: Type.Integer({
+    minimum: 1,
+    maximum: 1000,
+    default: 32,
+    description: 'Deliveries in progress at once in one process.',
+  }),
+  QUIRE_WEBHOOK_CONCURRENCY_PER_ENVIRONMENT: Type.Integer({
+    minimum: 1,
+    maximum: 1000,
+    default: 4,
+    description:
+      "Deliveries of one environment in progress at once in one process: a slow endpoint holds only its tenant's.",
+  }),
+  QUIRE_WEBHOOK_TIMEOUT_MS: Type.Integer({
+    minimum: 100,
+    maximum: 60_000,
+    default: 10_000,
+    description: 'Time one delivery attempt may take (connection, answer headers and the bounded answer read), in ms.',
+  }),
+  QUIRE_WEBHOOK_RETRY_HOURS: Type.Integer({
+    minimum: 0,
+    maximum: 168,
+    default: 24,
+    description: 'Hours a failing delivery is retried with exponential backoff (10 s doubling, at most 1 h apart).',
+  }),
+  QUIRE_WEBHOOK_DELIVERY_RETENTION_DAYS: Type.Integer({
+    minimum: 1,
+    maximum: 3650,
+    default: 7,
+    description: 'Days a delivered or failed delivery is kept (GET /api/v2/webhooks/{id}/deliveries).',
+  }),
   QUIRE_UPLOAD_DIR: Type.Optional(
     Type.String({
       minLength: 1,

@@ -7,6 +7,8 @@ export const PREFIXES = {
   definitions: '/api/v2/document-definitions',
   /** `POST /copyAttachments` alone. */
   documents: '/api/v2/documents',
+  /** Webhooks of the environment and their deliveries (administrators). */
+  webhooks: '/api/v2/webhooks',
 } as const
 
 /** app.ts imports PREFIXES from here: `app` is read when the gateway registers it, not while modules load. */

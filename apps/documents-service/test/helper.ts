@@ -96,6 +96,7 @@ export async function build(
     config = {},
     resources: shared,
     prepare,
+    keys: keyChoice = 'pair',
   }: {
     adapter?: Adapter
     config?: Partial<DocumentsConfig>
@@ -103,6 +104,8 @@ export async function build(
     resources?: TestResources
     /** Given the server before the service is mounted: a test's own routes and hooks (hooks reach the service's). */
     prepare?: (server: App) => void
+    /** `public-only`: the service is given the public key alone, as in the compose stack (no secrets key). */
+    keys?: 'pair' | 'public-only'
   } = {},
 ): Promise<Built> {
   const resources = shared ?? (await testResources(t))
@@ -126,7 +129,8 @@ export async function build(
   const full = Value.Default(DocumentsConfigSchema, { ...config, QUIRE_UPLOAD_DIR: uploadDir }) as DocumentsConfig
   const server = createServer({ logLevel: 'silent' })
   prepare?.(server)
-  await mountService(server, service, { ...resources, files, config: full })
+  const given = keyChoice === 'pair' ? keys : { publicKey: keys.publicKey }
+  await mountService(server, service, { ...resources, keys: given, files, config: full })
   t.teardown(() => server.close())
   await server.ready()
   return { server, resources, files, config: full, uploadDir, storageDir, adapter, as }

@@ -301,6 +301,118 @@ export interface paths {
     patch?: never
     trace?: never
   }
+  '/api/v2/webhooks': {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    /**
+     * List webhooks
+     * @description List webhooks. Needs a bearer token and the `environment-id` header.
+     */
+    get: operations['listWebhooks']
+    put?: never
+    /**
+     * Create webhook
+     * @description Create webhook. Needs a bearer token and the `environment-id` header.
+     */
+    post: operations['createWebhook']
+    delete?: never
+    options?: never
+    head?: never
+    patch?: never
+    trace?: never
+  }
+  '/api/v2/webhooks/{webhookId}': {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    /**
+     * Get webhook
+     * @description Get webhook. Needs a bearer token and the `environment-id` header.
+     */
+    get: operations['getWebhook']
+    put?: never
+    post?: never
+    /**
+     * Remove webhook
+     * @description Remove webhook. Needs a bearer token and the `environment-id` header.
+     */
+    delete: operations['removeWebhook']
+    options?: never
+    head?: never
+    /**
+     * Patch webhook
+     * @description Patch webhook. Needs a bearer token and the `environment-id` header.
+     */
+    patch: operations['patchWebhook']
+    trace?: never
+  }
+  '/api/v2/webhooks/{webhookId}/rotate-secret': {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    get?: never
+    put?: never
+    /**
+     * Rotate secret
+     * @description Rotate secret. Needs a bearer token and the `environment-id` header.
+     */
+    post: operations['rotateSecret']
+    delete?: never
+    options?: never
+    head?: never
+    patch?: never
+    trace?: never
+  }
+  '/api/v2/webhooks/{webhookId}/deliveries': {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    /**
+     * List deliveries
+     * @description List deliveries. Needs a bearer token and the `environment-id` header.
+     */
+    get: operations['listDeliveries']
+    put?: never
+    post?: never
+    delete?: never
+    options?: never
+    head?: never
+    patch?: never
+    trace?: never
+  }
+  '/api/v2/webhooks/{webhookId}/deliveries/{deliveryId}/redeliver': {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    get?: never
+    put?: never
+    /**
+     * Redeliver
+     * @description Redeliver. Needs a bearer token and the `environment-id` header.
+     */
+    post: operations['redeliver']
+    delete?: never
+    options?: never
+    head?: never
+    patch?: never
+    trace?: never
+  }
   '/auth/login': {
     parameters: {
       query?: never
@@ -1185,6 +1297,8 @@ export interface components {
         | 'package_not_found'
         | 'token_not_found'
         | 'action_not_found'
+        | 'webhook_not_found'
+        | 'delivery_not_found'
         | 'not_found'
         | 'duplicate_external_id'
         | 'duplicate_name'
@@ -1192,6 +1306,7 @@ export interface components {
         | 'duplicate_email'
         | 'duplicate_key'
         | 'action_depth_exceeded'
+        | 'webhook_limit_reached'
         | 'request_timeout'
         | 'precondition_failed'
         | 'payload_too_large'
@@ -3227,6 +3342,502 @@ export interface operations {
                 _createdByUserId: string
               }[]
             }[]
+          }
+        }
+      }
+      /** @description The request was refused: see `error` for why */
+      '4XX': {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorBody']
+        }
+      }
+      /** @description The server failed or is unavailable */
+      '5XX': {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorBody']
+        }
+      }
+    }
+  }
+  listWebhooks: {
+    parameters: {
+      query?: {
+        limit?: number
+        after?: string
+      }
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    requestBody?: never
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': {
+            /** @enum {string} */
+            status: 'ok'
+            data: {
+              _id: string
+              url: string
+              events: ('document.create' | 'document.update' | 'document.delete')[]
+              ddId?: string
+              query?: {
+                [key: string]: unknown
+              }
+              paused: boolean
+              /** Format: date-time */
+              _createdOn: string
+              /** Format: date-time */
+              _lastModifiedOn: string
+            }[]
+            pagination: {
+              hasPrevious: boolean
+              hasNext: boolean
+              /** @enum {string} */
+              type: 'cursor'
+              next?: string
+              total?: number
+            }
+          }
+        }
+      }
+      /** @description The request was refused: see `error` for why */
+      '4XX': {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorBody']
+        }
+      }
+      /** @description The server failed or is unavailable */
+      '5XX': {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorBody']
+        }
+      }
+    }
+  }
+  createWebhook: {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    requestBody: {
+      content: {
+        'application/json': {
+          url: string
+          events: ('document.create' | 'document.update' | 'document.delete')[]
+          ddId?: string
+          query?: {
+            [key: string]: unknown
+          }
+          paused?: boolean
+        }
+      }
+    }
+    responses: {
+      /** @description Default Response */
+      201: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': {
+            /** @enum {string} */
+            status: 'ok'
+            data: {
+              _id: string
+              url: string
+              events: ('document.create' | 'document.update' | 'document.delete')[]
+              ddId?: string
+              query?: {
+                [key: string]: unknown
+              }
+              paused: boolean
+              /** Format: date-time */
+              _createdOn: string
+              /** Format: date-time */
+              _lastModifiedOn: string
+              secret: string
+            }
+          }
+        }
+      }
+      /** @description The request was refused: see `error` for why */
+      '4XX': {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorBody']
+        }
+      }
+      /** @description The server failed or is unavailable */
+      '5XX': {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorBody']
+        }
+      }
+    }
+  }
+  getWebhook: {
+    parameters: {
+      query?: never
+      header?: never
+      path: {
+        webhookId: string
+      }
+      cookie?: never
+    }
+    requestBody?: never
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': {
+            /** @enum {string} */
+            status: 'ok'
+            data: {
+              _id: string
+              url: string
+              events: ('document.create' | 'document.update' | 'document.delete')[]
+              ddId?: string
+              query?: {
+                [key: string]: unknown
+              }
+              paused: boolean
+              /** Format: date-time */
+              _createdOn: string
+              /** Format: date-time */
+              _lastModifiedOn: string
+            }
+          }
+        }
+      }
+      /** @description The request was refused: see `error` for why */
+      '4XX': {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorBody']
+        }
+      }
+      /** @description The server failed or is unavailable */
+      '5XX': {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorBody']
+        }
+      }
+    }
+  }
+  removeWebhook: {
+    parameters: {
+      query?: never
+      header?: never
+      path: {
+        webhookId: string
+      }
+      cookie?: never
+    }
+    requestBody?: never
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': {
+            /** @enum {string} */
+            status: 'ok'
+            data: {
+              _id: string
+              /** @enum {boolean} */
+              deleted: true
+            }
+          }
+        }
+      }
+      /** @description The request was refused: see `error` for why */
+      '4XX': {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorBody']
+        }
+      }
+      /** @description The server failed or is unavailable */
+      '5XX': {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorBody']
+        }
+      }
+    }
+  }
+  patchWebhook: {
+    parameters: {
+      query?: never
+      header?: never
+      path: {
+        webhookId: string
+      }
+      cookie?: never
+    }
+    requestBody: {
+      content: {
+        'application/json': {
+          url?: string
+          events?: ('document.create' | 'document.update' | 'document.delete')[]
+          ddId?: string | null
+          query?: {
+            [key: string]: unknown
+          } | null
+          paused?: boolean
+        }
+      }
+    }
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': {
+            /** @enum {string} */
+            status: 'ok'
+            data: {
+              _id: string
+              url: string
+              events: ('document.create' | 'document.update' | 'document.delete')[]
+              ddId?: string
+              query?: {
+                [key: string]: unknown
+              }
+              paused: boolean
+              /** Format: date-time */
+              _createdOn: string
+              /** Format: date-time */
+              _lastModifiedOn: string
+            }
+          }
+        }
+      }
+      /** @description The request was refused: see `error` for why */
+      '4XX': {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorBody']
+        }
+      }
+      /** @description The server failed or is unavailable */
+      '5XX': {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorBody']
+        }
+      }
+    }
+  }
+  rotateSecret: {
+    parameters: {
+      query?: never
+      header?: never
+      path: {
+        webhookId: string
+      }
+      cookie?: never
+    }
+    requestBody?: never
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': {
+            /** @enum {string} */
+            status: 'ok'
+            data: {
+              _id: string
+              secret: string
+            }
+          }
+        }
+      }
+      /** @description The request was refused: see `error` for why */
+      '4XX': {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorBody']
+        }
+      }
+      /** @description The server failed or is unavailable */
+      '5XX': {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorBody']
+        }
+      }
+    }
+  }
+  listDeliveries: {
+    parameters: {
+      query?: {
+        state?: 'waiting' | 'delivered' | 'failed'
+        limit?: number
+        after?: string
+      }
+      header?: never
+      path: {
+        webhookId: string
+      }
+      cookie?: never
+    }
+    requestBody?: never
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': {
+            /** @enum {string} */
+            status: 'ok'
+            data: {
+              _id: string
+              webhookId: string
+              eventId: string
+              type: 'document.create' | 'document.update' | 'document.delete'
+              ddId: string
+              documentId: string
+              state: 'waiting' | 'delivered' | 'failed'
+              /** Format: date-time */
+              nextAttemptOn?: string
+              attempts: {
+                attempt: number
+                /** Format: date-time */
+                at: string
+                durationMs: number
+                status?: number
+                error?: string
+              }[]
+              /** Format: date-time */
+              _createdOn: string
+            }[]
+            pagination: {
+              hasPrevious: boolean
+              hasNext: boolean
+              /** @enum {string} */
+              type: 'cursor'
+              next?: string
+              total?: number
+            }
+          }
+        }
+      }
+      /** @description The request was refused: see `error` for why */
+      '4XX': {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorBody']
+        }
+      }
+      /** @description The server failed or is unavailable */
+      '5XX': {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorBody']
+        }
+      }
+    }
+  }
+  redeliver: {
+    parameters: {
+      query?: never
+      header?: never
+      path: {
+        webhookId: string
+        deliveryId: string
+      }
+      cookie?: never
+    }
+    requestBody?: never
+    responses: {
+      /** @description Default Response */
+      202: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': {
+            /** @enum {string} */
+            status: 'ok'
+            data: {
+              _id: string
+              webhookId: string
+              eventId: string
+              type: 'document.create' | 'document.update' | 'document.delete'
+              ddId: string
+              documentId: string
+              state: 'waiting' | 'delivered' | 'failed'
+              /** Format: date-time */
+              nextAttemptOn?: string
+              attempts: {
+                attempt: number
+                /** Format: date-time */
+                at: string
+                durationMs: number
+                status?: number
+                error?: string
+              }[]
+              /** Format: date-time */
+              _createdOn: string
+            }
           }
         }
       }

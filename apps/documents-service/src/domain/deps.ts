@@ -1,4 +1,5 @@
 import type { Actions } from './actions/index.js'
+import type { Webhooks } from './webhooks/index.js'
 
 /** What the domain logs: failures it survives (a file left behind, a sweep that stopped), never a request. */
 export interface Log {
@@ -17,3 +18,9 @@ export const isoTime = (clock: Clock): string => new Date(clock()).toISOString()
  * after-write jobs queued in the write's transaction, their dispatch; a definition's actions checked and dropped.
  */
 export type ActionsPort = Pick<Actions, 'before' | 'enqueue' | 'dispatch' | 'check' | 'drop'>
+
+/**
+ * What the write pipeline asks of webhooks (`fastify.webhooks` is one): whether a definition's writes may concern
+ * one (they are then transactional), the deliveries queued in a write's transaction, their dispatch once committed.
+ */
+export type WebhooksPort = Pick<Webhooks, 'watches' | 'enqueue' | 'settle'>

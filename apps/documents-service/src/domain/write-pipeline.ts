@@ -5,7 +5,7 @@ import { actionsFor, checkActionDepth, checkProposedFields, checkRunLasts } from
 import { userFields } from '../lib/document-fields.js'
 import { keepAttachmentFields } from '../lib/value-path.js'
 import type { AttachmentFiles } from './attachment-files.js'
-import { isoTime, type ActionsPort, type Clock } from './deps.js'
+import { isoTime, type ActionsPort, type Clock, type WebhooksPort } from './deps.js'
 import { newRecord, present, rebuilt } from './document-records.js'
 
 /** A kind of write, and the actions it may set off before and after it. */
@@ -66,10 +66,11 @@ export interface WritePipeline {
 export function createWritePipeline(deps: {
   store: RecordStore
   actions: ActionsPort
+  webhooks: WebhooksPort
   attachmentFiles: AttachmentFiles
   clock: Clock
 }): WritePipeline {
-  const { store, actions, attachmentFiles, clock } = deps
+  const { store, actions, webhooks, attachmentFiles, clock } = deps
 
   /**
    * Whether a write of `kind` sets off actions of `definition` (a definition without any costs one property
@@ -164,6 +165,7 @@ export function createWritePipeline(deps: {
         previous && present(scope, previous),
       )
     }
+    if (written) await webhooks.enqueue(into, definition, kind, written, prepared.previous)
     return written
   }
 
@@ -172,11 +174,11 @@ export function createWritePipeline(deps: {
     apply,
 
     async commit(scope, definition, prepared, expectedHash) {
-      if (!prepared.queues) {
+      if (!prepared.queues && !(await webhooks.watches(definition))) {
         checkRunLasts(scope)
         return apply(store, scope, definition, prepared, expectedHash)
       }
-      // A committed write's jobs are never lost, an uncommitted one's never exist.
+      // A committed write's jobs and deliveries are never lost, an uncommitted one's never exist.
       return store.transaction(async (tx) => {
         const written = await apply(tx, scope, definition, prepared, expectedHash)
         checkRunLasts(scope)
@@ -186,6 +188,7 @@ export function createWritePipeline(deps: {
 
     async settle(definition, writes) {
       if (writes.some((write) => write.queues)) actions.dispatch()
+      webhooks.settle()
       for (const { kind, record, previous } of writes) {
         if (previous) await attachmentFiles.afterWrite(definition, previous, kind === 'delete' ? null : record)
       }

@@ -19,12 +19,18 @@ export const documentsPlugin = fp<{ store: RecordStore; files: FileStore }>(
   async (fastify, { store, files }) => {
     const clock = Date.now
     const attachmentFiles = createAttachmentFiles({ store, files, clock, log: fastify.log })
-    const pipeline = createWritePipeline({ store, actions: fastify.actions, attachmentFiles, clock })
+    const pipeline = createWritePipeline({
+      store,
+      actions: fastify.actions,
+      webhooks: fastify.webhooks,
+      attachmentFiles,
+      clock,
+    })
     fastify.decorate('documents', createDocuments({ store, idempotencyKeys: fastify.idempotencyKeys, pipeline }))
   },
   {
     name: '@quire/documents-documents',
     fastify: '5.x',
-    dependencies: ['@quire/documents-idempotency', '@quire/documents-actions'],
+    dependencies: ['@quire/documents-idempotency', '@quire/documents-actions', '@quire/documents-webhooks'],
   },
 )

@@ -4,7 +4,7 @@ import { testResources } from '@quire/testing'
 import { ensureDocumentsIndexes } from '../../src/collections.js'
 import { createAttachmentFiles } from '../../src/domain/attachment-files.js'
 import { createDefinitions } from '../../src/domain/definitions.js'
-import type { ActionsPort } from '../../src/domain/deps.js'
+import type { ActionsPort, WebhooksPort } from '../../src/domain/deps.js'
 import { createDocumentCollections } from '../../src/domain/document-collections.js'
 import { createDocuments } from '../../src/domain/documents.js'
 import { createIdempotencyKeys } from '../../src/domain/idempotency-keys.js'
@@ -41,6 +41,12 @@ async function domain(t: TestContext) {
     drop: async () => undefined,
   }
   const clock = () => NOON
+  // No environment here has webhooks: writes stay as they were without them.
+  const noWebhooks: WebhooksPort = {
+    watches: async () => false,
+    enqueue: async () => undefined,
+    settle: () => undefined,
+  }
   const attachmentFiles = createAttachmentFiles({ store, files, clock, log: quiet })
   const definitions = createDefinitions({
     store,
@@ -52,7 +58,7 @@ async function domain(t: TestContext) {
   const documents = createDocuments({
     store,
     idempotencyKeys: createIdempotencyKeys({ store, clock, log: quiet }),
-    pipeline: createWritePipeline({ store, actions, attachmentFiles, clock }),
+    pipeline: createWritePipeline({ store, actions, webhooks: noWebhooks, attachmentFiles, clock }),
   })
   return { store, calls, definitions, documents }
 }
