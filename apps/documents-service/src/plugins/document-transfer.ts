@@ -1,4 +1,5 @@
 import fp from 'fastify-plugin'
+import { DEFAULT_WORK_QUEUE_PER_ENVIRONMENT } from '@quire/service-kit'
 import type { DocumentsConfig } from '../config.js'
 import { createDocumentTransfer, type DocumentTransfer } from '../domain/document-transfer.js'
 
@@ -27,7 +28,7 @@ export const documentTransferPlugin = fp<DocumentTransferOptions>(
       bodyLimit: config.QUIRE_IMPORT_BODY_LIMIT,
       maxRows: config.QUIRE_IMPORT_MAX_ROWS,
       perEnvironment: config.QUIRE_TRANSFERS_PER_ENVIRONMENT,
-      queueLimit: config.QUIRE_WORK_QUEUE_PER_ENVIRONMENT,
+      queueLimit: config.QUIRE_WORK_QUEUE_PER_ENVIRONMENT ?? DEFAULT_WORK_QUEUE_PER_ENVIRONMENT,
     }
     const transfer = createDocumentTransfer({ documents: fastify.documents, spoolDir, limits, clock: Date.now })
     fastify.decorate('documentTransfer', transfer)
