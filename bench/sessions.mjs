@@ -46,8 +46,9 @@ await round(tokens.plain)
 await round(tokens.session)
 const rates = { plain: [], session: [] }
 for (let i = 0; i < ROUNDS; i++) {
-  for (const kind of i % 2 === 0 ? ['plain', 'session'] : ['session', 'plain'])
+  for (const kind of i % 2 === 0 ? ['plain', 'session'] : ['session', 'plain']) {
     rates[kind].push(await round(tokens[kind]))
+  }
 }
 const plain = median(rates.plain)
 const session = median(rates.session)
