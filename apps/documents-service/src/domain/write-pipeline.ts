@@ -5,6 +5,7 @@ import { actionsFor, checkActionDepth, checkProposedFields, checkRunLasts } from
 import { userFields } from '../lib/document-fields.js'
 import { keepAttachmentFields } from '../lib/value-path.js'
 import type { AttachmentFiles } from './attachment-files.js'
+import type { ChangesPort } from './change-log.js'
 import { isoTime, type ActionsPort, type Clock } from './deps.js'
 import { newRecord, present, rebuilt } from './document-records.js'
 
@@ -35,14 +36,14 @@ export interface PreparedWrite {
 }
 
 /**
- * The one way a document is written: `prepare` (validate, before-write actions), `apply` (the write and its
- * after-write jobs, in one transaction), then `settle` once committed (dispatch the jobs, release the files no
+ * The one way a document is written: `prepare` (validate, before-write actions), `apply` (the write, its
+ * change-log entry and its after-write jobs, in one transaction), then `settle` once committed (dispatch the jobs, release the files no
  * document refers to any more). Create, create-once, replace, patch, remove and bulk all go through it.
  */
 export interface WritePipeline {
   prepare(scope: Scope, definition: DefinitionRecord, request: WriteRequest): Promise<PreparedWrite>
   /**
-   * Writes `prepared` through `into` (the store, or a transaction: one whenever it queues jobs); `expectedHash`
+   * Writes `prepared` and its change-log entry through `into`, a transaction (with its jobs); `expectedHash`
    * pins the version replaced or removed. Resolves to the written record, or null when the pinned one is gone.
    */
   apply(
@@ -52,7 +53,7 @@ export interface WritePipeline {
     prepared: PreparedWrite,
     expectedHash?: string,
   ): Promise<DocumentRecord | null>
-  /** `apply` on its own: in a transaction with its jobs when it queues any, the run's end checked last. */
+  /** `apply` on its own, in a transaction (with its change-log entry and jobs), the run's end checked last. */
   commit(
     scope: Scope,
     definition: DefinitionRecord,
@@ -67,9 +68,10 @@ export function createWritePipeline(deps: {
   store: RecordStore
   actions: ActionsPort
   attachmentFiles: AttachmentFiles
+  changes: ChangesPort
   clock: Clock
 }): WritePipeline {
-  const { store, actions, attachmentFiles, clock } = deps
+  const { store, actions, attachmentFiles, changes, clock } = deps
 
   /**
    * Whether a write of `kind` sets off actions of `definition` (a definition without any costs one property
@@ -152,6 +154,7 @@ export function createWritePipeline(deps: {
     } else {
       written = await documents.deleteOne({ _id: record._id }, { expectedHash })
     }
+    if (written) await changes.document(into, kind, written, prepared.previous)
     if (written && prepared.queues) {
       const previous = kind === 'delete' ? written : prepared.previous
       const trigger = WRITES[kind].after
@@ -172,11 +175,7 @@ export function createWritePipeline(deps: {
     apply,
 
     async commit(scope, definition, prepared, expectedHash) {
-      if (!prepared.queues) {
-        checkRunLasts(scope)
-        return apply(store, scope, definition, prepared, expectedHash)
-      }
-      // A committed write's jobs are never lost, an uncommitted one's never exist.
+      // A committed write's change-log entry and jobs are never lost, an uncommitted one's never exist.
       return store.transaction(async (tx) => {
         const written = await apply(tx, scope, definition, prepared, expectedHash)
         checkRunLasts(scope)
@@ -185,6 +184,7 @@ export function createWritePipeline(deps: {
     },
 
     async settle(definition, writes) {
+      changes.committed(definition._environmentId)
       if (writes.some((write) => write.queues)) actions.dispatch()
       for (const { kind, record, previous } of writes) {
         if (previous) await attachmentFiles.afterWrite(definition, previous, kind === 'delete' ? null : record)

@@ -2,6 +2,7 @@ import t from 'tap'
 import type { Scope } from '@quire/auth'
 import { testResources } from '@quire/testing'
 import { ensureDocumentsIndexes } from '../../src/collections.js'
+import { createChangeLog } from '../../src/domain/change-log.js'
 import { createAttachmentFiles } from '../../src/domain/attachment-files.js'
 import { createDefinitions } from '../../src/domain/definitions.js'
 import type { ActionsPort } from '../../src/domain/deps.js'
@@ -42,17 +43,20 @@ async function domain(t: TestContext) {
   }
   const clock = () => NOON
   const attachmentFiles = createAttachmentFiles({ store, files, clock, log: quiet })
+  const changeLog = createChangeLog({ store, clock, limits: { retentionMs: 60_000, maxEntries: 1000 } })
+  const changes = { document: changeLog.document, definition: changeLog.definition, committed: () => undefined }
   const definitions = createDefinitions({
     store,
     actions,
     collections: createDocumentCollections({ store }),
     attachmentFiles,
+    changes,
     clock,
   })
   const documents = createDocuments({
     store,
     idempotencyKeys: createIdempotencyKeys({ store, clock, log: quiet }),
-    pipeline: createWritePipeline({ store, actions, attachmentFiles, clock }),
+    pipeline: createWritePipeline({ store, actions, attachmentFiles, changes, clock }),
   })
   return { store, calls, definitions, documents }
 }
