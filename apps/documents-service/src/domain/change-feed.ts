@@ -216,9 +216,10 @@ export function createChangeFeed(deps: {
       while (!subscriber.closed && (subscriber.needsCheck || subscriber.queue.length > 0)) {
         if (subscriber.needsCheck || clock() - subscriber.checkedAt >= limits.recheckMs) {
           if (!(await check(subscriber))) return
-          continue
         }
-        const entry = subscriber.queue.shift() as ChangeRecord
+        // A check comes before the event it was due for, which follows it (a heartbeat's has none).
+        const entry = subscriber.queue.shift()
+        if (!entry) continue
         // Matching and serializing for a subscriber is its environment's work, shared as any other.
         const text = runAccounted(account, () => subscriber.render(entry))
         if (text !== undefined && !sink.write(text)) await sink.drained()
