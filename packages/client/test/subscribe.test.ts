@@ -73,3 +73,36 @@ t.test('subscribe delivers changes in order and resumes from the last id', async
   await t.rejects(refused.done, SubscriptionRefused, 'a refusal ends the subscription')
   await refused.done.catch((error: SubscriptionRefused) => t.equal(error.status, 404))
 })
+
+t.test('the stream goes through a gateway that proxies the documents service, unbuffered', async (t) => {
+  const resources = await testResources(t)
+  const started = async (env: Record<string, string>) => {
+    const config = loadConfig(ConfigSchema, { QUIRE_DATA_DIR: resources.dataDir, ...env })
+    const server = createServer({ logLevel: 'silent' })
+    await server.register(app, { config, upstreams: upstreamsFrom(config), local: resources })
+    t.teardown(() => server.close())
+    return server.listen({ port: 0, host: '127.0.0.1' })
+  }
+  const documents = await started({ QUIRE_ADMIN_USERNAME: ADMIN.username, QUIRE_ADMIN_PASSWORD: ADMIN.password })
+  const baseUrl = await started({ QUIRE_DOCUMENTS_URL: documents })
+  const login = await createQuireClient({ baseUrl }).POST('/auth/login', { body: ADMIN })
+  const token = login.data?.data.accessToken ?? ''
+  const client = createQuireClient({ baseUrl, token, environmentId: 'default' })
+  const definition = await client.POST('/api/v2/document-definitions', { body: { name: 'tasks' } })
+  const ddId = definition.data?.data._id ?? ''
+
+  const response = await fetch(`${baseUrl}/api/v2/document-definitions/${ddId}/documents/changes`, {
+    headers: { authorization: `Bearer ${token}`, 'environment-id': 'default', accept: 'text/event-stream' },
+  })
+  t.equal(response.status, 200)
+  t.match(response.headers.get('content-type'), /^text\/event-stream/)
+  t.equal(response.headers.get('cache-control'), 'no-cache, no-transform')
+  const reader = response.body?.getReader()
+  const opening = new TextDecoder().decode((await reader?.read())?.value)
+  t.match(opening, /^retry: 2000/, 'the opening crosses the proxy before any change')
+  await client.POST('/api/v2/document-definitions/{ddId}/documents/new', { params: { path: { ddId } }, body: { n: 1 } })
+  let text = ''
+  while (!text.includes('\n\n')) text += new TextDecoder().decode((await reader?.read())?.value)
+  t.match(text, /^id: .+\nevent: create\ndata: \{"_id":/, 'a change arrives while the stream stays open')
+  await reader?.cancel()
+})

@@ -1,5 +1,5 @@
 import type { Scope } from '@quire/auth'
-import type { RecordStore, Transaction } from '@quire/records'
+import { ConflictError, type RecordStore, type Transaction } from '@quire/records'
 import { documentsCollection, type DefinitionRecord, type DocumentFields, type DocumentRecord } from '../collections.js'
 import { actionsFor, checkActionDepth, checkProposedFields, checkRunLasts } from '../lib/actions.js'
 import { userFields } from '../lib/document-fields.js'
@@ -8,6 +8,9 @@ import type { AttachmentFiles } from './attachment-files.js'
 import type { ChangesPort } from './change-log.js'
 import { isoTime, type ActionsPort, type Clock } from './deps.js'
 import { newRecord, present, rebuilt } from './document-records.js'
+
+/** Commits of an unpinned write tried while concurrent writes to its document keep committing first. */
+const UNPINNED_ATTEMPTS = 16
 
 /** A kind of write, and the actions it may set off before and after it. */
 const WRITES = {
@@ -176,11 +179,22 @@ export function createWritePipeline(deps: {
 
     async commit(scope, definition, prepared, expectedHash) {
       // A committed write's change-log entry and jobs are never lost, an uncommitted one's never exist.
-      return store.transaction(async (tx) => {
-        const written = await apply(tx, scope, definition, prepared, expectedHash)
-        checkRunLasts(scope)
-        return written
-      })
+      const once = () =>
+        store.transaction(async (tx) => {
+          const written = await apply(tx, scope, definition, prepared, expectedHash)
+          checkRunLasts(scope)
+          return written
+        })
+      // Unpinned (a delete without If-Match), a write committed meanwhile is no conflict: it applies to what is
+      // there now, as it did outside a transaction.
+      for (let attempt = 1; ; attempt++) {
+        try {
+          return await once()
+        } catch (error) {
+          if (expectedHash !== undefined || !(error instanceof ConflictError) || attempt >= UNPINNED_ATTEMPTS)
+            throw error
+        }
+      }
     },
 
     async settle(definition, writes) {
