@@ -64,7 +64,7 @@ t.test('subscribe delivers changes in order and resumes from the last id', async
   resumed.close()
   await resumed.done
   const seen = [...first.changes, ...second.changes].map((change) =>
-    change.operation === 'create' ? change.document.n : 0,
+    change.operation === 'create' ? Number(change.document.n) : 0,
   )
   // Those created before the first subscription opened are not its; every later one is seen once, in order.
   t.same(seen, created.slice(created.indexOf(seen[0] ?? 0)), 'every change once, in order, across the two')

@@ -267,8 +267,9 @@ export function createChangeFeed(deps: {
           // end, and their resume answers 410.
           for (const subscriber of open) if (subscriber.position < first.seq - 1) finish(subscriber)
           for (const entry of entries) {
-            for (const subscriber of open)
+            for (const subscriber of open) {
               if (!subscriber.closed && subscriber.position < entry.seq) offer(subscriber, entry)
+            }
           }
           if (entries.length < BATCH) break
         }

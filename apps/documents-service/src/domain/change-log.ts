@@ -5,7 +5,7 @@ import { isoTime, type Clock } from './deps.js'
 
 const changes = DOCUMENTS_COLLECTIONS.changes
 /** Above any sequence number a log reaches (16 digits, as `sequencedId` pads them). */
-const LAST_SEQ = 9_999_999_999_999_999
+const LAST_SEQ = Number.MAX_SAFE_INTEGER
 
 /** The `_id` range of `environmentId`'s entries after `after` up to `upTo` (its `_id`s share the prefix). */
 const range = (environmentId: string, after: number, upTo = LAST_SEQ) => ({

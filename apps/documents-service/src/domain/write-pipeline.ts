@@ -191,8 +191,9 @@ export function createWritePipeline(deps: {
         try {
           return await once()
         } catch (error) {
-          if (expectedHash !== undefined || !(error instanceof ConflictError) || attempt >= UNPINNED_ATTEMPTS)
+          if (expectedHash !== undefined || !(error instanceof ConflictError) || attempt >= UNPINNED_ATTEMPTS) {
             throw error
+          }
         }
       }
     },

@@ -149,7 +149,7 @@ t.test('no change is lost across a restart between the write and the delivery', 
 
 t.test('subscriptions are capped per user and per environment', async (t) => {
   const built = await world(t, { config: { QUIRE_CHANGE_FEED_PER_USER: 1, QUIRE_CHANGE_FEED_PER_ENVIRONMENT: 2 } })
-  const { server, as, base, ddId } = built
+  const { as, base, ddId } = built
   const first = await open(base, ddId, as.member)
   const again = await subscribe(base, ddId, as.member)
   t.equal(again.status, 429)
