@@ -30,7 +30,7 @@ export interface FeedSink {
   end(): void
 }
 
-export interface SubscribeRequest {
+interface SubscribeRequest {
   scope: Scope
   definition: Pick<DefinitionRecord, '_id' | '_environmentId'>
   /** The client's filter, checked (the list's language); visibility is added here. */
@@ -44,7 +44,7 @@ export interface SubscribeRequest {
   recheck(): Promise<Scope>
 }
 
-export interface Subscription {
+interface Subscription {
   /** The client went away. */
   close(): void
 }
