@@ -110,7 +110,8 @@ const server = await startServer({
   QUIRE_DATA_DIR: dataDir,
   QUIRE_HOST: '127.0.0.1',
   QUIRE_PORT: '0',
-  QUIRE_LOG_LEVEL: 'warn',
+  // At `info` the server says where it listens.
+  QUIRE_LOG_LEVEL: 'info',
   QUIRE_ADMIN_PASSWORD: ADMIN.password,
   // One user opens every stream here.
   QUIRE_CHANGE_FEED_PER_USER: String(SUBSCRIBERS),
