@@ -8,6 +8,7 @@ import { ensureDocumentsIndexes } from './collections.js'
 import type { DocumentsConfig } from './config.js'
 import { actionsPlugin } from './plugins/actions.js'
 import { attachmentsPlugin } from './plugins/attachments.js'
+import { changeFeedPlugin } from './plugins/change-feed.js'
 import { definitionsPlugin } from './plugins/definitions-repository.js'
 import { documentsPlugin } from './plugins/documents-repository.js'
 import { documentTransferPlugin } from './plugins/document-transfer.js'
@@ -17,6 +18,7 @@ import { webhooksPlugin } from './plugins/webhooks.js'
 import { workAccountPlugin } from './plugins/work-account.js'
 import { attachmentRoutes } from './routes/attachments.js'
 import { copyAttachmentRoutes } from './routes/copy-attachments.js'
+import { documentChangeRoutes } from './routes/document-changes.js'
 import { definitionRoutes } from './routes/document-definitions.js'
 import { documentRoutes } from './routes/documents.js'
 import { documentTransferRoutes } from './routes/document-transfer.js'
@@ -42,6 +44,7 @@ export const app: FastifyPluginAsync<DocumentsAppOptions> = async (fastify, { st
   await fastify.register(workAccountPlugin, { queueLimit: config.QUIRE_WORK_QUEUE_PER_ENVIRONMENT })
   await ensureDocumentsIndexes(store)
   await fastify.register(idempotencyPlugin, { store })
+  await fastify.register(changeFeedPlugin, { store, config })
   await fastify.register(actionsPlugin, { store, config })
   await fastify.register(webhooksPlugin, { store, keys, config })
   await fastify.register(documentsPlugin, { store, files })
@@ -54,6 +57,7 @@ export const app: FastifyPluginAsync<DocumentsAppOptions> = async (fastify, { st
   await fastify.register(definitionRoutes, { prefix: PREFIXES.definitions })
   await fastify.register(documentRoutes, { prefix: documents, config })
   await fastify.register(documentTransferRoutes, { prefix: documents, config })
+  await fastify.register(documentChangeRoutes, { prefix: `${documents}/changes` })
   await fastify.register(attachmentRoutes, { prefix: `${documents}/:id/attachments`, config })
   await fastify.register(copyAttachmentRoutes, { prefix: PREFIXES.documents })
   await fastify.register(webhookRoutes, { prefix: PREFIXES.webhooks })

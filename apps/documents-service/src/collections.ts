@@ -162,6 +162,23 @@ export interface WebhookDeliveryRecord extends StoredRecord {
 }
 
 /**
+ * One entry of an environment's change log (domain/change-log.ts), appended in the write's own transaction:
+ * `_id` `<environment>:<seq>`, `seq` numbered in commit order. A document write keeps the versions the feed
+ * needs to tell each subscriber what it saw: `document` (created, updated, or the one deleted) and, for an
+ * update, `previous`.
+ */
+export interface ChangeRecord extends StoredRecord {
+  seq: number
+  environmentId: string
+  definitionId: string
+  target: 'document' | 'definition'
+  operation: 'create' | 'update' | 'delete'
+  at: string
+  document?: DocumentRecord
+  previous?: DocumentRecord
+}
+
+/**
  * The documents service's collections, the only place their names are written. A definition's name is unique
  * in its environment (listing by environment uses the same index).
  */
@@ -187,6 +204,8 @@ export const DOCUMENTS_COLLECTIONS = {
     { name: 'definition', fields: { environmentId: 1, definitionId: 1 } },
     { name: 'expires', fields: { expiresOn: 1 } },
   ]),
+  /** Read per environment in `_id` (commit) order; swept past its retention by `at`. */
+  changes: defineCollection<ChangeRecord>('changes', [{ name: 'at', fields: { at: 1 } }]),
   /** Claimed in `dueOn` order; counted and dropped per definition. */
   actionJobs: defineCollection<ActionJobRecord>('action_jobs', [
     { name: 'due', fields: { dueOn: 1 } },

@@ -183,6 +183,55 @@ export const DocumentsConfigSchema = Type.Object({
     default: 7,
     description: 'Days a delivered or failed delivery is kept (GET /api/v2/webhooks/{id}/deliveries).',
   }),
+  QUIRE_CHANGE_LOG_RETENTION_HOURS: Type.Integer({
+    minimum: 1,
+    maximum: 8760,
+    default: 24,
+    description: 'Hours an entry of the change log is kept: a subscriber may resume from an event this old.',
+  }),
+  QUIRE_CHANGE_LOG_MAX_ENTRIES: Type.Integer({
+    minimum: 100,
+    maximum: 100_000_000,
+    default: 100_000,
+    description: 'Entries of the change log kept per environment (the oldest go first, in bounded sweeps).',
+  }),
+  QUIRE_CHANGE_FEED_PER_USER: Type.Integer({
+    minimum: 1,
+    maximum: 10_000,
+    default: 10,
+    description: 'Open change subscriptions of one user in one environment, per process (past it: 429).',
+  }),
+  QUIRE_CHANGE_FEED_PER_ENVIRONMENT: Type.Integer({
+    minimum: 1,
+    maximum: 1_000_000,
+    default: 2000,
+    description: 'Open change subscriptions of one environment, per process (past it: 429 rate_limited).',
+  }),
+  QUIRE_CHANGE_FEED_BUFFER: Type.Integer({
+    minimum: 1,
+    maximum: 100_000,
+    default: 256,
+    description:
+      'Events waiting for a slow subscriber; past it the stream ends with a `resume` event (reconnect with Last-Event-ID).',
+  }),
+  QUIRE_CHANGE_FEED_HEARTBEAT_SECONDS: Type.Integer({
+    minimum: 1,
+    maximum: 3600,
+    default: 25,
+    description: 'Seconds between heartbeats of a change stream; each also re-checks the subscriber token and access.',
+  }),
+  QUIRE_CHANGE_FEED_RECHECK_MS: Type.Integer({
+    minimum: 0,
+    maximum: 3_600_000,
+    default: 5000,
+    description: 'An event re-checks its subscriber, token and access when the last check is older than this, in ms.',
+  }),
+  QUIRE_CHANGE_FEED_POLL_MS: Type.Integer({
+    minimum: 10,
+    maximum: 60_000,
+    default: 200,
+    description: 'How often the change log is read for writes of other processes and replicas, in ms.',
+  }),
   QUIRE_UPLOAD_DIR: Type.Optional(
     Type.String({
       minLength: 1,

@@ -42,7 +42,12 @@ function faultyStore(real: RecordStore) {
     collection: (name) => guard(real.collection(name)),
     transaction: async (work) => {
       await gate()
-      return real.transaction((tx) => work({ collection: (name) => guard(tx.collection(name)) } satisfies Transaction))
+      return real.transaction((tx) =>
+        work({
+          collection: (name) => guard(tx.collection(name)),
+          append: (...entry) => tx.append(...entry),
+        } satisfies Transaction),
+      )
     },
     dropCollection: (name) => gate().then(() => real.dropCollection(name)),
     ping: () => gate().then(() => real.ping()),

@@ -22,7 +22,13 @@ function fillable(real: RecordStore, full: () => boolean): RecordStore {
     })
   return {
     collection: (name) => guard(real.collection(name)),
-    transaction: (work) => real.transaction((tx) => work({ collection: (name) => guard(tx.collection(name)) })),
+    transaction: (work) =>
+      real.transaction((tx) =>
+        work({
+          collection: (name) => guard(tx.collection(name)),
+          append: (...entry) => (full() ? refuse() : tx.append(...entry)),
+        }),
+      ),
     dropCollection: (name) => (full() ? refuse() : real.dropCollection(name)),
     ping: () => real.ping(),
     close: () => real.close(),

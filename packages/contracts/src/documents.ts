@@ -337,6 +337,28 @@ export const ListQuerystringSchema = Type.Object({
 })
 export type ListQuerystring = Static<typeof ListQuerystringSchema>
 
+/** `GET .../documents/changes`: the list's `query` and `fields`, evaluated on each changed document. */
+export const ChangesQuerystringSchema = Type.Pick(ListQuerystringSchema, ['query', 'fields'])
+export type ChangesQuerystring = Static<typeof ChangesQuerystringSchema>
+
+/** The id of the last event a subscriber read: the stream resumes after it. */
+export const ChangesHeadersSchema = Type.Object({ 'last-event-id': Type.Optional(Type.String({ maxLength: 256 })) })
+
+/** The `data` of a change event: the document as its subscriber would GET it, except for a `delete`. */
+export const ChangeEventSchema = Type.Object({
+  _id: Type.String(),
+  operation: Type.Union([Type.Literal('create'), Type.Literal('update'), Type.Literal('delete')]),
+  document: Type.Optional(DocumentSchema),
+})
+export type ChangeEvent = Static<typeof ChangeEventSchema>
+
+/** The stream as OpenAPI shows it: `text/event-stream` of events whose `data` is a `ChangeEvent`. */
+export const ChangeStreamSchema = Type.String({
+  description:
+    'text/event-stream: `id` (resume token), `event` (create, update, delete; a final `resume` for a reader too ' +
+    'slow for its buffer), `data` (a ChangeEvent as JSON); comment lines are heartbeats',
+})
+
 /** `If-None-Match` on GET of a document or an attachment: the tags the client holds; a current one is 304. */
 export const IfNoneMatchHeadersSchema = Type.Object({
   'if-none-match': Type.Optional(Type.String({ maxLength: 2048 })),

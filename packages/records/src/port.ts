@@ -89,6 +89,12 @@ export interface Collection<T extends StoredRecord = StoredRecord> {
 /** Writes through a transaction's collections commit together or not at all. */
 export interface Transaction {
   collection<T extends StoredRecord = StoredRecord>(name: string): Collection<T>
+  /**
+   * Appends `entry` to the log collection `name` under the next number of `partition`'s sequence, taken as the
+   * transaction commits: one partition's entries are numbered 1, 2, 3... in commit order, so a reader that has
+   * read up to n never misses one committed later. Stored with `_id` `sequencedId(partition, seq)` and `seq`.
+   */
+  append(name: string, partition: string, entry: Omit<StoredRecord, '_id'>): Promise<void>
 }
 
 export interface RecordStore {

@@ -6,6 +6,7 @@ import {
   InvalidQueryError,
   newObjectId,
   ParallelArraysError,
+  sequencedId,
   type RecordStore,
   type Sort,
   type StoredRecord,
@@ -1037,6 +1038,44 @@ export function recordStoreContract(t: Test, target: ContractTarget): void {
       DuplicateKeyError,
     )
     t.equal((await c.findOne({ _id: first }))?.n, 1, 'the failed transaction left nothing behind')
+  })
+
+  t.test('appended log entries are numbered per partition in commit order, with their transaction', async (t) => {
+    const log = `log${++counter}`
+    const append = (partition: string, n: number) =>
+      store.transaction(async (tx) => {
+        await tx.collection<Item>(`c${counter}`).insertOne({ _id: newObjectId(), n })
+        await tx.append(log, partition, { n })
+      })
+    // Concurrent transactions of one partition: each gets its own number, none twice.
+    await Promise.all(Array.from({ length: 20 }, (_, i) => append('a', i)))
+    await append('b', 100)
+    await t.rejects(
+      store.transaction(async (tx) => {
+        await tx.append(log, 'a', { n: -1 })
+        throw new Error('rolled back')
+      }),
+      /rolled back/,
+    )
+    await append('a', 20)
+    const entries = await store.collection<Item & { seq: number }>(log).find({}, { sort: { _id: 1 } })
+    const a = entries.filter((entry) => entry._id.startsWith('a:'))
+    t.same(
+      a.map((entry) => entry.seq),
+      Array.from({ length: 21 }, (_, i) => i + 1),
+      'partition a: 1 to 21, the rolled-back entry not among them',
+    )
+    t.same(
+      a.map((entry) => entry._id),
+      a.map((entry) => sequencedId('a', entry.seq)),
+    )
+    t.equal(a.at(-1)?.n, 20, 'the last committed is numbered last')
+    t.same(
+      entries.filter((entry) => entry._id.startsWith('b:')).map((entry) => [entry.seq, entry.n]),
+      [[1, 100]],
+      'partition b has its own sequence',
+    )
+    t.equal(await store.collection(`c${counter}`).count({}), 22, 'the writes beside them committed with them')
   })
 
   t.test('a transaction reads its own writes, by `_id` and through any other filter', async (t) => {

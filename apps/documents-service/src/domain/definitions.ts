@@ -15,6 +15,7 @@ import { ifMatchAccepts } from '../lib/if-match.js'
 import { hashed } from '../lib/stored-text.js'
 import { permissionsOf } from '../lib/visibility.js'
 import type { AttachmentFiles } from './attachment-files.js'
+import type { ChangeLog, ChangesPort } from './change-log.js'
 import { isoTime, type ActionsPort, type Clock } from './deps.js'
 import type { DocumentCollections } from './document-collections.js'
 
@@ -90,9 +91,10 @@ export function createDefinitions(deps: {
   actions: Pick<ActionsPort, 'check' | 'drop'>
   collections: DocumentCollections
   attachmentFiles: Pick<AttachmentFiles, 'dropDefinition'>
+  changes: Pick<ChangeLog, 'definition'> & Pick<ChangesPort, 'committed'>
   clock: Clock
 }): Definitions {
-  const { store, actions, collections, attachmentFiles, clock } = deps
+  const { store, actions, collections, attachmentFiles, changes, clock } = deps
   const definitions = DOCUMENTS_COLLECTIONS.definitions.in(store)
   const cache = new Map<string, { definition: DefinitionRecord; expires: number }>()
 
@@ -179,7 +181,10 @@ export function createDefinitions(deps: {
     await collections.addIndexes(definition)
     try {
       checkRunLasts(scope)
-      await definitions.insertOne(definition)
+      await store.transaction(async (tx) => {
+        await DOCUMENTS_COLLECTIONS.definitions.in(tx).insertOne(definition)
+        await changes.definition(tx, 'create', definition)
+      })
     } catch (error) {
       // Its collection is new: dropping it removes exactly what this call created.
       await collections.drop(definition)
@@ -219,8 +224,12 @@ export function createDefinitions(deps: {
     let updated: DefinitionRecord | null
     try {
       checkRunLasts(scope)
-      updated = await definitions.updateOne({ _id, _environmentId: scope.environmentId }, replacement, {
-        expectedHash: current._hash,
+      updated = await store.transaction(async (tx) => {
+        const written = await DOCUMENTS_COLLECTIONS.definitions
+          .in(tx)
+          .updateOne({ _id, _environmentId: scope.environmentId }, replacement, { expectedHash: current._hash })
+        if (written) await changes.definition(tx, 'update', written)
+        return written
       })
       if (!updated) throw notFound(idOrName, scope.environmentId)
     } catch (error) {
@@ -327,7 +336,13 @@ export function createDefinitions(deps: {
       }
       // The definition goes first, so no new document can be written into the collection being dropped.
       checkRunLasts(scope)
-      await definitions.deleteOne({ _id: definition._id, _environmentId: scope.environmentId })
+      await store.transaction(async (tx) => {
+        const removed = await DOCUMENTS_COLLECTIONS.definitions
+          .in(tx)
+          .deleteOne({ _id: definition._id, _environmentId: scope.environmentId })
+        if (removed) await changes.definition(tx, 'delete', definition)
+      })
+      changes.committed(scope.environmentId)
       forget(scope.environmentId)
       await collections.drop(definition)
       await attachmentFiles.dropDefinition(definition)

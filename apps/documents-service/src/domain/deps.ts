@@ -23,4 +23,4 @@ export type ActionsPort = Pick<Actions, 'before' | 'enqueue' | 'dispatch' | 'che
  * What the write pipeline asks of webhooks (`fastify.webhooks` is one): whether a definition's writes may concern
  * one (they are then transactional), the deliveries queued in a write's transaction, their dispatch once committed.
  */
-export type WebhooksPort = Pick<Webhooks, 'watches' | 'enqueue' | 'settle'>
+export type WebhooksPort = Pick<Webhooks, 'enqueue' | 'settle'>

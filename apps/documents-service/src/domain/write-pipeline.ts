@@ -1,12 +1,16 @@
 import type { Scope } from '@quire/auth'
-import type { RecordStore, Transaction } from '@quire/records'
+import { ConflictError, type RecordStore, type Transaction } from '@quire/records'
 import { documentsCollection, type DefinitionRecord, type DocumentFields, type DocumentRecord } from '../collections.js'
 import { actionsFor, checkActionDepth, checkProposedFields, checkRunLasts } from '../lib/actions.js'
 import { userFields } from '../lib/document-fields.js'
 import { keepAttachmentFields } from '../lib/value-path.js'
 import type { AttachmentFiles } from './attachment-files.js'
+import type { ChangesPort } from './change-log.js'
 import { isoTime, type ActionsPort, type Clock, type WebhooksPort } from './deps.js'
 import { newRecord, present, rebuilt } from './document-records.js'
+
+/** Commits of an unpinned write tried while concurrent writes to its document keep committing first. */
+const UNPINNED_ATTEMPTS = 16
 
 /** A kind of write, and the actions it may set off before and after it. */
 const WRITES = {
@@ -35,14 +39,14 @@ export interface PreparedWrite {
 }
 
 /**
- * The one way a document is written: `prepare` (validate, before-write actions), `apply` (the write and its
- * after-write jobs, in one transaction), then `settle` once committed (dispatch the jobs, release the files no
+ * The one way a document is written: `prepare` (validate, before-write actions), `apply` (the write, its
+ * change-log entry and its after-write jobs, in one transaction), then `settle` once committed (dispatch the jobs, release the files no
  * document refers to any more). Create, create-once, replace, patch, remove and bulk all go through it.
  */
 export interface WritePipeline {
   prepare(scope: Scope, definition: DefinitionRecord, request: WriteRequest): Promise<PreparedWrite>
   /**
-   * Writes `prepared` through `into` (the store, or a transaction: one whenever it queues jobs); `expectedHash`
+   * Writes `prepared` and its change-log entry through `into`, a transaction (with its jobs); `expectedHash`
    * pins the version replaced or removed. Resolves to the written record, or null when the pinned one is gone.
    */
   apply(
@@ -52,7 +56,7 @@ export interface WritePipeline {
     prepared: PreparedWrite,
     expectedHash?: string,
   ): Promise<DocumentRecord | null>
-  /** `apply` on its own: in a transaction with its jobs when it queues any, the run's end checked last. */
+  /** `apply` on its own, in a transaction (with its change-log entry and jobs), the run's end checked last. */
   commit(
     scope: Scope,
     definition: DefinitionRecord,
@@ -68,9 +72,10 @@ export function createWritePipeline(deps: {
   actions: ActionsPort
   webhooks: WebhooksPort
   attachmentFiles: AttachmentFiles
+  changes: ChangesPort
   clock: Clock
 }): WritePipeline {
-  const { store, actions, webhooks, attachmentFiles, clock } = deps
+  const { store, actions, webhooks, attachmentFiles, changes, clock } = deps
 
   /**
    * Whether a write of `kind` sets off actions of `definition` (a definition without any costs one property
@@ -153,6 +158,7 @@ export function createWritePipeline(deps: {
     } else {
       written = await documents.deleteOne({ _id: record._id }, { expectedHash })
     }
+    if (written) await changes.document(into, kind, written, prepared.previous)
     if (written && prepared.queues) {
       const previous = kind === 'delete' ? written : prepared.previous
       const trigger = WRITES[kind].after
@@ -174,19 +180,28 @@ export function createWritePipeline(deps: {
     apply,
 
     async commit(scope, definition, prepared, expectedHash) {
-      if (!prepared.queues && !(await webhooks.watches(definition))) {
-        checkRunLasts(scope)
-        return apply(store, scope, definition, prepared, expectedHash)
+      // A committed write's change-log entry, jobs and deliveries are never lost, an uncommitted one's never exist.
+      const once = () =>
+        store.transaction(async (tx) => {
+          const written = await apply(tx, scope, definition, prepared, expectedHash)
+          checkRunLasts(scope)
+          return written
+        })
+      // Unpinned (a delete without If-Match), a write committed meanwhile is no conflict: it applies to what is
+      // there now, as it did outside a transaction.
+      for (let attempt = 1; ; attempt++) {
+        try {
+          return await once()
+        } catch (error) {
+          if (expectedHash !== undefined || !(error instanceof ConflictError) || attempt >= UNPINNED_ATTEMPTS) {
+            throw error
+          }
+        }
       }
-      // A committed write's jobs and deliveries are never lost, an uncommitted one's never exist.
-      return store.transaction(async (tx) => {
-        const written = await apply(tx, scope, definition, prepared, expectedHash)
-        checkRunLasts(scope)
-        return written
-      })
     },
 
     async settle(definition, writes) {
+      changes.committed(definition._environmentId)
       if (writes.some((write) => write.queues)) actions.dispatch()
       webhooks.settle()
       for (const { kind, record, previous } of writes) {

@@ -23,9 +23,14 @@ export const definitionsPlugin = fp<{ store: RecordStore; files: FileStore }>(
       actions: fastify.actions,
       collections: createDocumentCollections({ store }),
       attachmentFiles: createAttachmentFiles({ store, files, clock, log: fastify.log }),
+      changes: { definition: fastify.changeLog.definition, committed: fastify.changeFeed.notify },
       clock,
     })
     fastify.decorate('definitions', definitions)
   },
-  { name: '@quire/documents-definitions', fastify: '5.x', dependencies: ['@quire/documents-actions'] },
+  {
+    name: '@quire/documents-definitions',
+    fastify: '5.x',
+    dependencies: ['@quire/documents-actions', '@quire/documents-change-feed'],
+  },
 )

@@ -19,11 +19,14 @@ export const documentsPlugin = fp<{ store: RecordStore; files: FileStore }>(
   async (fastify, { store, files }) => {
     const clock = Date.now
     const attachmentFiles = createAttachmentFiles({ store, files, clock, log: fastify.log })
+    const { changeLog, changeFeed } = fastify
+    const changes = { document: changeLog.document, committed: changeFeed.notify }
     const pipeline = createWritePipeline({
       store,
       actions: fastify.actions,
       webhooks: fastify.webhooks,
       attachmentFiles,
+      changes,
       clock,
     })
     fastify.decorate('documents', createDocuments({ store, idempotencyKeys: fastify.idempotencyKeys, pipeline }))
@@ -31,6 +34,11 @@ export const documentsPlugin = fp<{ store: RecordStore; files: FileStore }>(
   {
     name: '@quire/documents-documents',
     fastify: '5.x',
-    dependencies: ['@quire/documents-idempotency', '@quire/documents-actions', '@quire/documents-webhooks'],
+    dependencies: [
+      '@quire/documents-idempotency',
+      '@quire/documents-actions',
+      '@quire/documents-webhooks',
+      '@quire/documents-change-feed',
+    ],
   },
 )

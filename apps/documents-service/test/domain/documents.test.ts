@@ -2,6 +2,7 @@ import t from 'tap'
 import type { Scope } from '@quire/auth'
 import { testResources } from '@quire/testing'
 import { ensureDocumentsIndexes } from '../../src/collections.js'
+import { createChangeLog } from '../../src/domain/change-log.js'
 import { createAttachmentFiles } from '../../src/domain/attachment-files.js'
 import { createDefinitions } from '../../src/domain/definitions.js'
 import type { ActionsPort, WebhooksPort } from '../../src/domain/deps.js'
@@ -43,22 +44,24 @@ async function domain(t: TestContext) {
   const clock = () => NOON
   // No environment here has webhooks: writes stay as they were without them.
   const noWebhooks: WebhooksPort = {
-    watches: async () => false,
     enqueue: async () => undefined,
     settle: () => undefined,
   }
   const attachmentFiles = createAttachmentFiles({ store, files, clock, log: quiet })
+  const changeLog = createChangeLog({ store, clock, limits: { retentionMs: 60_000, maxEntries: 1000 } })
+  const changes = { document: changeLog.document, definition: changeLog.definition, committed: () => undefined }
   const definitions = createDefinitions({
     store,
     actions,
     collections: createDocumentCollections({ store }),
     attachmentFiles,
+    changes,
     clock,
   })
   const documents = createDocuments({
     store,
     idempotencyKeys: createIdempotencyKeys({ store, clock, log: quiet }),
-    pipeline: createWritePipeline({ store, actions, webhooks: noWebhooks, attachmentFiles, clock }),
+    pipeline: createWritePipeline({ store, actions, webhooks: noWebhooks, attachmentFiles, changes, clock }),
   })
   return { store, calls, definitions, documents }
 }

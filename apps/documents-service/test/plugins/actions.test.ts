@@ -45,7 +45,10 @@ async function build(t: TestContext) {
             }
           },
         })
-      return work({ collection: (name: string) => counting(tx.collection(name)) } as Transaction)
+      return work({
+        collection: (name: string) => counting(tx.collection(name)),
+        append: (...entry) => tx.append(...entry),
+      } as Transaction)
     })
   return {
     app,

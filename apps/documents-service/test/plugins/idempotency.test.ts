@@ -103,7 +103,10 @@ t.test('a backlog past one chunk is swept to the end, each transaction bounded i
             }
           },
         })
-      return work({ collection: (name: string) => counting(tx.collection(name)) } as Transaction)
+      return work({
+        collection: (name: string) => counting(tx.collection(name)),
+        append: (...entry) => tx.append(...entry),
+      } as Transaction)
     })
 
   t.equal(await keys.sweep(), 1237, 'every expired key')

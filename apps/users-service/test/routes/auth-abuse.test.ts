@@ -82,7 +82,12 @@ function countingStore(log: string[]) {
         if (property === 'collection') return (name: string) => wrap(name, target.collection(name))
         if (property === 'transaction') {
           return <R>(work: (tx: Transaction) => Promise<R>) =>
-            target.transaction((tx) => work({ collection: (name: string) => wrap(`tx:${name}`, tx.collection(name)) }))
+            target.transaction((tx) =>
+              work({
+                collection: (name: string) => wrap(`tx:${name}`, tx.collection(name)),
+                append: (...entry) => tx.append(...entry),
+              }),
+            )
         }
         return Reflect.get(target, property, receiver) as unknown
       },

@@ -16,6 +16,7 @@ import type {
   UpdateOptions,
 } from '../port.js'
 import { checkHash, checkRecord } from './embedded-collection.js'
+import { sequencedId, sequencesOf } from '../sequenced-id.js'
 import type { Engine } from './engine.js'
 import { findSteps } from './find.js'
 import { spent } from './long-work.js'
@@ -39,6 +40,7 @@ const recordOf = (found: Found): StoredRecord => (found instanceof Row ? found.r
  */
 export class EmbeddedTransaction implements Transaction {
   readonly #staged = new Map<string, Map<string, Staged>>()
+  readonly #appended: { name: string; partition: string; entry: Omit<StoredRecord, '_id'> }[] = []
 
   constructor(private readonly engine: Engine) {}
 
@@ -55,8 +57,12 @@ export class EmbeddedTransaction implements Transaction {
     return staged
   }
 
+  async append(name: string, partition: string, entry: Omit<StoredRecord, '_id'>): Promise<void> {
+    this.#appended.push({ name, partition, entry })
+  }
+
   async commit(): Promise<void> {
-    if (this.#staged.size === 0) return
+    if (this.#staged.size === 0 && this.#appended.length === 0) return
     await this.engine.write(() => {
       for (const [name, staged] of this.#staged) {
         for (const [id, { base, next }] of staged) {
@@ -66,6 +72,15 @@ export class EmbeddedTransaction implements Transaction {
           if (current?.json !== base) throw new ConflictError()
           this.engine.putRecord(name, current, next)
         }
+      }
+      // Numbered inside lmdb's write transaction, which one process at a time holds: commit order, without the
+      // conflicts (and retries) a counter read before the commit would cost every concurrent writer.
+      for (const { name, partition, entry } of this.#appended) {
+        const counters = sequencesOf(name)
+        const counter = this.engine.row(counters, partition)
+        const seq = (counter ? (counter.record.seq as number) : 0) + 1
+        this.engine.putRecord(counters, counter, { _id: partition, seq })
+        this.engine.putRecord(name, undefined, { ...entry, _id: sequencedId(partition, seq), seq })
       }
     })
   }

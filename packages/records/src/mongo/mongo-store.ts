@@ -1,6 +1,7 @@
 import { MongoClient } from 'mongodb'
 import { StoreUnavailableError } from '../errors.js'
 import type { Collection, RecordStore, StoredRecord, Transaction } from '../port.js'
+import { sequencedId, sequencesOf } from '../sequenced-id.js'
 import { MongoCollection } from './mongo-collection.js'
 import { ignoreCode } from './mongo-errors.js'
 
@@ -26,6 +27,21 @@ export async function openMongoStore(url: string, dbName: string, maxTimeMS: num
           work({
             collection: <T extends StoredRecord = StoredRecord>(name: string): Collection<T> =>
               new MongoCollection<T>(db.collection(name), maxTimeMS, session),
+            // The counter's update write-conflicts with any other transaction's until that one commits (and
+            // `withTransaction` retries): numbers follow commit order. Chosen over change streams: the log is
+            // then the same records on both adapters, read by one tail, and its retention is the service's.
+            async append(name, partition, entry) {
+              const counters = db.collection<{ _id: string; seq: number }>(sequencesOf(name))
+              const counter = await counters.findOneAndUpdate(
+                { _id: partition },
+                { $inc: { seq: 1 } },
+                { upsert: true, returnDocument: 'after', session, maxTimeMS },
+              )
+              const seq = counter?.seq ?? 1
+              await db
+                .collection<StoredRecord>(name)
+                .insertOne({ ...entry, _id: sequencedId(partition, seq), seq }, { session, maxTimeMS })
+            },
           }),
         )
       } finally {

@@ -52,11 +52,6 @@ export function createWebhooks(deps: {
   return {
     ...registry,
     ...rest,
-    /** Whether a change to a document of `definition` may concern a webhook: its write is then transactional. */
-    async watches(definition: { _id: string; _environmentId: string }): Promise<boolean> {
-      const active = await registry.active(definition._environmentId)
-      return active.some((hook) => hook.definitionId === undefined || hook.definitionId === definition._id)
-    },
     async close(): Promise<void> {
       await close()
       await sender.close()

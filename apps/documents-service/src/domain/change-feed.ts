@@ -1,0 +1,351 @@
+import type { Scope } from '@quire/auth'
+import { compileFilter, project, runAccounted, type Filter, type Matcher, type Projection } from '@quire/records'
+import { ApiError, fail } from '@quire/service-kit'
+import type { ChangeRecord, DefinitionRecord, DocumentRecord } from '../collections.js'
+import { documentPermissions, keepsPermissions, visibilityFilter, withCondition } from '../lib/visibility.js'
+import type { ChangeLog } from './change-log.js'
+import type { Clock, Log } from './deps.js'
+
+/** Entries read from the log at once. */
+const BATCH = 256
+
+export interface ChangeFeedLimits {
+  /** Open subscriptions of one user in one environment (`QUIRE_CHANGE_FEED_PER_USER`). */
+  perUser: number
+  /** Open subscriptions of one environment (`QUIRE_CHANGE_FEED_PER_ENVIRONMENT`). */
+  perEnvironment: number
+  /** Events that may wait for a slow reader before it is told to resume (`QUIRE_CHANGE_FEED_BUFFER`). */
+  buffer: number
+  /** How often at most an event re-checks the caller (`QUIRE_CHANGE_FEED_RECHECK_MS`); a heartbeat always does. */
+  recheckMs: number
+  /** The environment's work queue (`QUIRE_WORK_QUEUE_PER_ENVIRONMENT`): the feed's work is its work. */
+  workQueueLimit: number
+}
+
+/** Where a subscription's text goes: the SSE response. */
+export interface FeedSink {
+  /** Writes `text`; false when the reader is behind (the next write waits for `drained`). */
+  write(text: string): boolean
+  drained(): Promise<void>
+  end(): void
+}
+
+interface SubscribeRequest {
+  scope: Scope
+  definition: Pick<DefinitionRecord, '_id' | '_environmentId'>
+  /** The client's filter, checked (the list's language); visibility is added here. */
+  filter: Filter
+  /** The client's `fields`, checked; empty: whole documents. */
+  projection: Projection
+  /** The `Last-Event-ID` header: resume after that event. */
+  lastEventId?: string
+  sink: FeedSink
+  /** The caller read again (credentials, access, role): its scope now; throws once they are gone. */
+  recheck(): Promise<Scope>
+}
+
+interface Subscription {
+  /** The client went away. */
+  close(): void
+}
+
+/**
+ * Subscriptions to the change log, per definition: a broker of subscribers (as PocketBase's), each with its own
+ * bounded queue and its caller's visibility, fed by one tail of the log per environment. The tail runs when this
+ * process commits a write (`notify`) and on a short poll (`poll`), which finds other processes' and replicas'.
+ */
+export interface ChangeFeed {
+  /** 400 for a malformed `lastEventId`, 410 `resume_token_expired` past the retained log, 429 past the caps. */
+  subscribe(request: SubscribeRequest): Promise<Subscription>
+  notify(environmentId: string): void
+  poll(): void
+  /** A comment line to every subscriber (keeps proxies from closing idle streams), and a re-check of its caller. */
+  heartbeat(): void
+  /** Open subscriptions, per environment. */
+  open(environmentId: string): number
+  /** Ends every subscription. */
+  close(): void
+}
+
+const TOKEN_PREFIX = 'q1.'
+
+/** The resume token of the entry numbered `seq`: opaque to clients, so its form may change. */
+const tokenOf = (seq: number): string => Buffer.from(`${TOKEN_PREFIX}${seq}`).toString('base64url')
+
+function seqOf(token: string): number {
+  const text = Buffer.from(token, 'base64url').toString()
+  const seq = text.startsWith(TOKEN_PREFIX) ? Number(text.slice(TOKEN_PREFIX.length)) : Number.NaN
+  if (!Number.isSafeInteger(seq) || seq < 0) {
+    throw fail(
+      'validation_error',
+      'headers/last-event-id is not an event id of this stream',
+      'The stream cannot resume',
+    )
+  }
+  return seq
+}
+
+const expired = () =>
+  fail(
+    'resume_token_expired',
+    'headers/last-event-id: the changes after this event are no longer kept; read the documents again, then subscribe without it',
+    'Some changes are too old to be replayed; reload the data',
+  )
+
+/** The final event of a reader too slow for its buffer: it reconnects with the last id it read. */
+const RESUME_EVENT = `event: resume\ndata: ${JSON.stringify({ reason: 'buffer_full' })}\n\n`
+
+class Subscriber {
+  position: number
+  readonly queue: ChangeRecord[] = []
+  scope: Scope
+  matcher: Matcher
+  checkedAt: number
+  needsCheck = false
+  flushing = false
+  closed = false
+
+  constructor(
+    readonly request: SubscribeRequest,
+    after: number,
+    now: number,
+  ) {
+    this.position = after
+    this.scope = request.scope
+    this.matcher = Subscriber.matcherOf(request.filter, request.scope)
+    this.checkedAt = now
+  }
+
+  /** The client's filter within what the caller may GET: one test decides both. */
+  static matcherOf(filter: Filter, scope: Scope): Matcher {
+    return compileFilter(withCondition(filter, visibilityFilter(scope)))
+  }
+
+  get userKey(): string {
+    return `${this.request.definition._environmentId}\0${this.scope.userId}`
+  }
+
+  /** The event `entry` is for this subscriber, if any: a change out of its sight is a `delete`. */
+  render(entry: ChangeRecord): string | undefined {
+    const { document, previous } = entry
+    if (!document) return undefined
+    let operation = entry.operation
+    if (!this.matcher.test(document)) {
+      if (operation !== 'update' || !previous || !this.matcher.test(previous)) return undefined
+      operation = 'delete'
+    }
+    const data =
+      operation === 'delete'
+        ? { _id: document._id, operation }
+        : { _id: document._id, operation, document: this.shown(document) }
+    return `id: ${tokenOf(entry.seq)}\nevent: ${operation}\ndata: ${JSON.stringify(data)}\n\n`
+  }
+
+  /** `record` as a GET (or a list with the same `fields`) answers it to this subscriber. */
+  shown(record: DocumentRecord): Record<string, unknown> {
+    const { projection } = this.request
+    const permissions = keepsPermissions({ projection }) && documentPermissions(this.scope, record.accessGroups)
+    const [projected] = project([record], projection)
+    return permissions ? { ...projected, _permissions: permissions } : { ...projected }
+  }
+}
+
+/** An environment's tail: its subscribers, read from the lowest position among them. */
+interface Tail {
+  readonly subscribers: Set<Subscriber>
+  running: boolean
+  again: boolean
+}
+
+export function createChangeFeed(deps: {
+  log: Pick<ChangeLog, 'read' | 'latest' | 'oldest'>
+  limits: ChangeFeedLimits
+  clock: Clock
+  logger: Log
+}): ChangeFeed {
+  const { log, limits, clock, logger } = deps
+  const tails = new Map<string, Tail>()
+  const perUser = new Map<string, number>()
+
+  function finish(subscriber: Subscriber, last?: string): void {
+    if (subscriber.closed) return
+    subscriber.closed = true
+    subscriber.queue.length = 0
+    const environmentId = subscriber.request.definition._environmentId
+    const tail = tails.get(environmentId)
+    tail?.subscribers.delete(subscriber)
+    if (tail?.subscribers.size === 0) tails.delete(environmentId)
+    const key = subscriber.userKey
+    const count = (perUser.get(key) ?? 1) - 1
+    if (count > 0) perUser.set(key, count)
+    else perUser.delete(key)
+    if (last !== undefined) subscriber.request.sink.write(last)
+    subscriber.request.sink.end()
+  }
+
+  /** Reads the caller again: false (and the stream ended) once its token, user or access is gone. */
+  async function check(subscriber: Subscriber): Promise<boolean> {
+    subscriber.needsCheck = false
+    subscriber.checkedAt = clock()
+    let scope: Scope
+    try {
+      scope = await subscriber.request.recheck()
+    } catch (error) {
+      // A budget that refuses for now is not a revocation: the next check decides.
+      if (error instanceof ApiError && error.code === 'rate_limited') return true
+      finish(subscriber)
+      return false
+    }
+    if (
+      scope.administrator !== subscriber.scope.administrator ||
+      scope.groups.join() !== subscriber.scope.groups.join()
+    ) {
+      subscriber.matcher = Subscriber.matcherOf(subscriber.request.filter, scope)
+    }
+    subscriber.scope = scope
+    return !subscriber.closed
+  }
+
+  /** Sends what waits, one event at a time as the reader takes them, the caller re-checked when due. */
+  async function flush(subscriber: Subscriber): Promise<void> {
+    if (subscriber.flushing || subscriber.closed) return
+    subscriber.flushing = true
+    const { sink, definition } = subscriber.request
+    const account = { id: definition._environmentId, queueLimit: limits.workQueueLimit }
+    try {
+      while (!subscriber.closed && (subscriber.needsCheck || subscriber.queue.length > 0)) {
+        if (subscriber.needsCheck || clock() - subscriber.checkedAt >= limits.recheckMs) {
+          if (!(await check(subscriber))) return
+        }
+        // A check comes before the event it was due for, which follows it (a heartbeat's has none).
+        const entry = subscriber.queue.shift()
+        if (!entry) continue
+        // Matching and serializing for a subscriber is its environment's work, shared as any other.
+        const text = runAccounted(account, () => subscriber.render(entry))
+        if (text !== undefined && !sink.write(text)) await sink.drained()
+      }
+    } catch (error) {
+      logger.warn({ err: error }, 'a change feed subscriber failed')
+      finish(subscriber)
+    } finally {
+      subscriber.flushing = false
+    }
+  }
+
+  function offer(subscriber: Subscriber, entry: ChangeRecord): void {
+    subscriber.position = entry.seq
+    if (entry.definitionId !== subscriber.request.definition._id) return
+    if (entry.target === 'definition') {
+      if (entry.operation === 'delete') finish(subscriber)
+      return
+    }
+    subscriber.queue.push(entry)
+    if (subscriber.queue.length > limits.buffer) finish(subscriber, RESUME_EVENT)
+    else void flush(subscriber)
+  }
+
+  /** Reads the log past the lowest position of `environmentId`'s subscribers and offers each entry on. */
+  async function pump(environmentId: string): Promise<void> {
+    const tail = tails.get(environmentId)
+    if (!tail) return
+    if (tail.running) {
+      tail.again = true
+      return
+    }
+    tail.running = true
+    try {
+      do {
+        tail.again = false
+        for (;;) {
+          const open = [...tail.subscribers].filter((subscriber) => !subscriber.closed)
+          if (open.length === 0) return
+          const from = Math.min(...open.map((subscriber) => subscriber.position))
+          const entries = await log.read(environmentId, from, BATCH)
+          const first = entries[0]
+          if (!first) break
+          // Entries are numbered without gaps: a gap is entries swept before these subscribers read them. They
+          // end, and their resume answers 410.
+          for (const subscriber of open) if (subscriber.position < first.seq - 1) finish(subscriber)
+          for (const entry of entries) {
+            for (const subscriber of open) {
+              if (!subscriber.closed && subscriber.position < entry.seq) offer(subscriber, entry)
+            }
+          }
+          if (entries.length < BATCH) break
+        }
+      } while (tail.again)
+    } catch (error) {
+      // The next notification or poll reads again from the same positions.
+      logger.error({ err: error }, 'the change log could not be read')
+    } finally {
+      tail.running = false
+    }
+  }
+
+  return {
+    async subscribe(request) {
+      const { definition, scope, lastEventId } = request
+      const environmentId = definition._environmentId
+      const latest = await log.latest(environmentId)
+      let after = latest
+      if (lastEventId !== undefined) {
+        after = seqOf(lastEventId)
+        if (after > latest) {
+          throw fail(
+            'validation_error',
+            'headers/last-event-id is not an event id of this stream',
+            'The stream cannot resume',
+          )
+        }
+        const oldest = await log.oldest(environmentId)
+        if (after < latest && (oldest === undefined || oldest > after + 1)) throw expired()
+      }
+      // Counted at once after the checks above: no await between the cap and the count.
+      const tail = tails.get(environmentId) ?? { subscribers: new Set<Subscriber>(), running: false, again: false }
+      const userKey = `${environmentId}\0${scope.userId}`
+      const mine = perUser.get(userKey) ?? 0
+      if (tail.subscribers.size >= limits.perEnvironment || mine >= limits.perUser) {
+        const which = mine >= limits.perUser ? `${limits.perUser} per user` : `${limits.perEnvironment} per environment`
+        throw fail(
+          'rate_limited',
+          `Too many open change subscriptions (${which}); close one first`,
+          'Too many live views are open; close one and try again',
+        )
+      }
+      const subscriber = new Subscriber(request, after, clock())
+      tails.set(environmentId, tail)
+      tail.subscribers.add(subscriber)
+      perUser.set(userKey, mine + 1)
+      // A resumed subscriber catches up at once.
+      if (after < latest) void pump(environmentId)
+      return { close: () => finish(subscriber) }
+    },
+
+    notify(environmentId) {
+      void pump(environmentId)
+    },
+
+    poll() {
+      for (const environmentId of tails.keys()) void pump(environmentId)
+    },
+
+    heartbeat() {
+      for (const tail of tails.values()) {
+        for (const subscriber of tail.subscribers) {
+          // A reader that is behind has data coming: no comment piles up in its buffer.
+          if (subscriber.queue.length === 0) subscriber.request.sink.write(': heartbeat\n\n')
+          subscriber.needsCheck = true
+          void flush(subscriber)
+        }
+      }
+    },
+
+    open(environmentId) {
+      return tails.get(environmentId)?.subscribers.size ?? 0
+    },
+
+    close() {
+      for (const tail of [...tails.values()]) for (const subscriber of [...tail.subscribers]) finish(subscriber)
+    },
+  }
+}
