@@ -1,5 +1,6 @@
 import fp from 'fastify-plugin'
 import type { RecordStore } from '@quire/records'
+import { DEFAULT_WORK_QUEUE_PER_ENVIRONMENT } from '@quire/service-kit'
 import type { DocumentsConfig } from '../config.js'
 import { createChangeFeed, type ChangeFeed } from '../domain/change-feed.js'
 import { createChangeLog, type ChangeLog } from '../domain/change-log.js'
@@ -38,7 +39,7 @@ export const changeFeedPlugin = fp<{ store: RecordStore; config: DocumentsConfig
         perEnvironment: config.QUIRE_CHANGE_FEED_PER_ENVIRONMENT,
         buffer: config.QUIRE_CHANGE_FEED_BUFFER,
         recheckMs: config.QUIRE_CHANGE_FEED_RECHECK_MS,
-        workQueueLimit: config.QUIRE_WORK_QUEUE_PER_ENVIRONMENT,
+        workQueueLimit: config.QUIRE_WORK_QUEUE_PER_ENVIRONMENT ?? DEFAULT_WORK_QUEUE_PER_ENVIRONMENT,
       },
     })
     fastify.decorate('changeLog', changeLog)
