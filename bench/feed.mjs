@@ -70,9 +70,11 @@ function subscribe(url, path, headers, sampled) {
           rest = end < 0 ? text : text.slice(end + 2)
           const complete = end < 0 ? '' : text.slice(0, end)
           subscriber.events += complete.match(/^event: create$/gm)?.length ?? 0
-          if (sampled)
-            for (const [, at] of complete.matchAll(/"_createdOn":"([^"]+)"/g))
+          if (sampled) {
+            for (const [, at] of complete.matchAll(/"_createdOn":"([^"]+)"/g)) {
               subscriber.delays.push(now - Date.parse(at))
+            }
+          }
           if (subscriber.resolved === undefined) {
             subscriber.resolved = true
             resolve(subscriber)
@@ -142,8 +144,9 @@ try {
   const withSubscribers = await creates(server.url, `${documents}/new`, headers, WRITES)
   // Every event delivered: wait until each subscriber counted them all (or report what is missing).
   const deadline = Date.now() + 120_000
-  while (subscribers.some((s) => s.events < WRITES) && Date.now() < deadline)
+  while (subscribers.some((s) => s.events < WRITES) && Date.now() < deadline) {
     await new Promise((resolve) => setTimeout(resolve, 100))
+  }
   const delivered = subscribers.reduce((sum, s) => sum + s.events, 0)
   const delays = subscribers.flatMap((s) => s.delays)
   for (const s of subscribers) s.response.destroy()

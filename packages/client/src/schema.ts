@@ -229,6 +229,26 @@ export interface paths {
     patch?: never
     trace?: never
   }
+  '/api/v2/document-definitions/{ddId}/documents/changes': {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    /**
+     * Subscribe to changes
+     * @description Subscribe to changes. Needs a bearer token and the `environment-id` header.
+     */
+    get: operations['subscribeToChanges']
+    put?: never
+    post?: never
+    delete?: never
+    options?: never
+    head?: never
+    patch?: never
+    trace?: never
+  }
   '/api/v2/document-definitions/{ddId}/documents/{id}/attachments': {
     parameters: {
       query?: never
@@ -1308,6 +1328,7 @@ export interface components {
         | 'action_depth_exceeded'
         | 'webhook_limit_reached'
         | 'request_timeout'
+        | 'resume_token_expired'
         | 'precondition_failed'
         | 'payload_too_large'
         | 'unsupported_media_type'
@@ -2849,6 +2870,51 @@ export interface operations {
               }[]
             }
           }
+        }
+      }
+      /** @description The request was refused: see `error` for why */
+      '4XX': {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorBody']
+        }
+      }
+      /** @description The server failed or is unavailable */
+      '5XX': {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorBody']
+        }
+      }
+    }
+  }
+  subscribeToChanges: {
+    parameters: {
+      query?: {
+        query?: string
+        fields?: string
+      }
+      header?: {
+        'last-event-id'?: string
+      }
+      path: {
+        ddId: string
+      }
+      cookie?: never
+    }
+    requestBody?: never
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'text/event-stream': string
         }
       }
       /** @description The request was refused: see `error` for why */
