@@ -7,8 +7,9 @@
 // <public dir>, owned by the user running this, read-only for everyone (0444 in 0755): every service mounts it,
 // none can change it. The run token key (`run-token.key`: 32 random bytes in base64, signing scripts' run tokens)
 // goes to <shared dir>, owned by <uid>:<gid> as the private key (0400 in 0700): every service that verifies tokens
-// mounts it (they all run as that user), none mounts the private key for it. Existing private, secrets and run
-// token keys are kept (tokens and sealed secrets stay valid across restarts); the public key is derived from the
+// mounts it (they all run as that user), none mounts the private key for it. The webhooks key (`webhooks.key`,
+// sealing webhook signing secrets, read by every documents replica) goes beside it. Existing private, secrets, run
+// token and webhooks keys are kept (tokens and sealed secrets stay valid across restarts); the public key is derived from the
 // private one again.
 import { createPublicKey, generateKeyPairSync, randomBytes } from 'node:crypto'
 import { chmodSync, chownSync, existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs'
@@ -37,6 +38,7 @@ const privatePath = join(privateDir, 'jwt-private.pem')
 const publicPath = join(publicDir, 'jwt-public.pem')
 const secretsPath = join(privateDir, 'secrets.key')
 const runTokenPath = join(sharedDir, 'run-token.key')
+const webhooksPath = join(sharedDir, 'webhooks.key')
 const randomKey = () => `${randomBytes(32).toString('base64')}\n`
 
 let privateKey
@@ -51,12 +53,13 @@ if (existsSync(privatePath)) {
 }
 if (!existsSync(secretsPath)) place(secretsPath, randomKey(), 0o400, uid, gid)
 if (!existsSync(runTokenPath)) place(runTokenPath, randomKey(), 0o400, uid, gid)
+if (!existsSync(webhooksPath)) place(webhooksPath, randomKey(), 0o400, uid, gid)
 const publicKey = createPublicKey(privateKey).export({ type: 'spki', format: 'pem' })
 const self = { uid: process.getuid?.() ?? 0, gid: process.getgid?.() ?? 0 }
 place(publicPath, publicKey, 0o444, self.uid, self.gid)
 
 // Modes and owners set every run, so a volume from an earlier layout is brought to this one.
-for (const path of [privatePath, secretsPath, runTokenPath]) {
+for (const path of [privatePath, secretsPath, runTokenPath, webhooksPath]) {
   chownSync(path, uid, gid)
   chmodSync(path, 0o400)
 }
@@ -67,5 +70,5 @@ for (const dir of [privateDir, sharedDir]) {
 chownSync(publicDir, self.uid, self.gid)
 chmodSync(publicDir, 0o755)
 console.log(
-  `keys: private and secrets keys for ${uid}:${gid} in ${privateDir}, run token key in ${sharedDir}, public key in ${publicDir}`,
+  `keys: private and secrets keys for ${uid}:${gid} in ${privateDir}, run token and webhooks keys in ${sharedDir}, public key in ${publicDir}`,
 )

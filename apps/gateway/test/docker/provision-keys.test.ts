@@ -67,8 +67,16 @@ t.test('the run token key is shared by the services, apart from the private key,
   t.equal(Buffer.from(key.trim(), 'base64').length, 32, '32 bytes')
   t.not(key, await readFile(join(dir, 'private', 'secrets.key'), 'utf8'), 'not the secrets key')
 
+  const webhooksPath = join(dir, 'shared', 'webhooks.key')
+  t.equal(await mode(webhooksPath), 0o400, 'webhooks key 0400')
+  t.match(await stat(webhooksPath), owner, 'owned by the services')
+  const webhooksKey = await readFile(webhooksPath, 'utf8')
+  t.match(webhooksKey, /^[A-Za-z0-9+/]{43}=\n$/, 'base64 on one line, as QUIRE_WEBHOOKS_SECRETS_KEY_FILE reads it')
+  t.not(webhooksKey, key, 'not the run token key')
+
   await provision(dir)
   t.equal(await readFile(runTokenPath, 'utf8'), key, "a second run keeps it (runs' tokens stay valid)")
+  t.equal(await readFile(webhooksPath, 'utf8'), webhooksKey, "a second run keeps it (webhooks' secrets stay readable)")
 })
 
 t.test('another user can read the public key and not the private one', { skip: !isRoot && 'needs root' }, async (t) => {
