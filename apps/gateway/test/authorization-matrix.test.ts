@@ -53,6 +53,25 @@ interface Row {
 const unique = (prefix: string) => `${prefix}-${randomBytes(5).toString('hex')}`
 const docs = (w: World) => `/api/v2/document-definitions/${w.definition._id}/documents`
 
+/** Paused: the matrix's writes queue no delivery to it. */
+const WEBHOOK = { url: 'https://example.com/hook', events: ['document.create'], paused: true }
+
+async function newWebhook(w: World): Promise<string> {
+  const created = await w.setup({ method: 'POST', url: '/api/v2/webhooks', payload: WEBHOOK }, 201)
+  return (created.data as { _id: string })._id
+}
+
+/** One webhook for the rows that leave it in place (an environment may have 20). */
+const sharedWebhooks = new WeakMap<World, Promise<string>>()
+function sharedWebhook(w: World): Promise<string> {
+  let id = sharedWebhooks.get(w)
+  if (!id) {
+    id = newWebhook(w)
+    sharedWebhooks.set(w, id)
+  }
+  return id
+}
+
 async function freshDefinition(w: World): Promise<string> {
   const created = await w.setup(
     { method: 'POST', url: '/api/v2/document-definitions', payload: { name: unique('dd') } },
@@ -270,7 +289,63 @@ const TABLE: Record<string, Row> = {
     request: (w) => ({ url: `/api/v2/document-definitions/${w.definition._id}/action-runs` }),
   },
 
+  'POST /api/v2/webhooks': {
+    access: 'administrator',
+    ok: 201,
+    request: () => ({ url: '/api/v2/webhooks', payload: WEBHOOK }),
+  },
+  'GET /api/v2/webhooks': { access: 'administrator', ok: 200, request: () => ({ url: '/api/v2/webhooks' }) },
+  'GET /api/v2/webhooks/:webhookId': {
+    access: 'administrator',
+    ok: 200,
+    request: async (w) => ({ url: `/api/v2/webhooks/${await sharedWebhook(w)}` }),
+  },
+  'PATCH /api/v2/webhooks/:webhookId': {
+    access: 'administrator',
+    ok: 200,
+    request: async (w) => ({ url: `/api/v2/webhooks/${await sharedWebhook(w)}`, payload: { paused: true } }),
+  },
+  'DELETE /api/v2/webhooks/:webhookId': {
+    access: 'administrator',
+    ok: 200,
+    request: async (w) => ({ url: `/api/v2/webhooks/${await newWebhook(w)}` }),
+  },
+  'POST /api/v2/webhooks/:webhookId/rotate-secret': {
+    access: 'administrator',
+    ok: 200,
+    request: async (w) => ({ url: `/api/v2/webhooks/${await sharedWebhook(w)}/rotate-secret` }),
+  },
+  'GET /api/v2/webhooks/:webhookId/deliveries': {
+    access: 'administrator',
+    ok: 200,
+    request: async (w) => ({ url: `/api/v2/webhooks/${await sharedWebhook(w)}/deliveries` }),
+  },
+  // A made-up delivery: only an administrator gets as far as looking it up.
+  'POST /api/v2/webhooks/:webhookId/deliveries/:deliveryId/redeliver': {
+    access: 'administrator',
+    ok: 404,
+    request: async (w) => ({
+      url: `/api/v2/webhooks/${await sharedWebhook(w)}/deliveries/${'0'.repeat(24)}/redeliver`,
+    }),
+  },
+
   'GET /api/v2/document-definitions/:ddId/documents': { access: 'member', ok: 200, request: (w) => ({ url: docs(w) }) },
+  'GET /api/v2/document-definitions/:ddId/documents/export': {
+    access: 'member',
+    ok: 200,
+    request: (w) => ({ url: `${docs(w)}/export?format=ndjson` }),
+  },
+  'POST /api/v2/document-definitions/:ddId/documents/import': {
+    access: 'member',
+    ok: 200,
+    request: (w) => ({ url: `${docs(w)}/import`, payload: [{ title: 'imported' }] }),
+  },
+  // A malformed resume token: the stream never ends, so only a caller let in gets as far as the header's check.
+  'GET /api/v2/document-definitions/:ddId/documents/changes': {
+    access: 'member',
+    ok: 400,
+    request: (w) => ({ url: `${docs(w)}/changes`, headers: { 'last-event-id': '!' } }),
+  },
   'GET /api/v2/document-definitions/:ddId/documents/:id': {
     access: 'member',
     ok: 200,

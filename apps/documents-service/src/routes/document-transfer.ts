@@ -116,6 +116,8 @@ export const documentTransferRoutes: FastifyPluginAsyncTypebox<DocumentTransferR
       const definition = await app.definitions.resolve(scope, request.params.ddId)
       const { format = 'ndjson', ...query } = request.query
       const stream = await app.documentTransfer.exportDocuments(scope, definition, query, format)
+      // A HEAD answer never reads the stream: ended with the response, it gives its environment's place back.
+      reply.raw.once('close', () => stream.destroy())
       return reply
         .type(ANSWER_TYPES[format])
         .header('content-disposition', contentDisposition(`${definition.name}.${format}`))
