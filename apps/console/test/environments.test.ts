@@ -46,6 +46,8 @@ t.test('rename', async (t) => {
   await page.getByLabel('New name of staging').fill('Staging two')
   await page.getByRole('button', { name: 'Save name' }).click()
   await page.getByText('Environment staging renamed to Staging two.').waitFor()
+  // The list is read again after the message: its row shows the new name once it is.
+  await row('staging').getByText('Staging two').waitFor()
   t.match(await row('staging').textContent(), /Staging two/)
   t.equal((await environments()).find((env) => env._id === 'staging')?.name, 'Staging two')
 })
