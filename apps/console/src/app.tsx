@@ -17,9 +17,9 @@ import { ResetPassword } from './views/reset-password.js'
 import { Transfer } from './views/transfer.js'
 import { UserDetail, Users } from './views/users.js'
 
-/** The environments the API lists for the user; a text field while it cannot answer (remembered in localStorage). */
+/** The environments the API lists for the user; a text field when it cannot answer (remembered in localStorage). */
 function EnvironmentSwitcher({ value, onChange }: { value: string; onChange: (id: string) => void }) {
-  const { list } = useEnvironments()
+  const { list, error } = useEnvironments()
   const [typed, setTyped] = useState(value)
   useEffect(() => {
     // A first visit starts in the first environment rather than on an empty page, and so does a visit to one that
@@ -27,13 +27,19 @@ function EnvironmentSwitcher({ value, onChange }: { value: string; onChange: (id
     if (list?.[0] && !list.some((env) => env._id === value)) onChange(list[0]._id)
   }, [list])
   useEffect(() => setTyped(value), [value])
-  if (list) {
+  // Until the list is answered the current choice shows in a disabled list, so the control does not change kind.
+  if (list || !error) {
     return (
       <label class="environment">
         Environment
-        <select name="environment" value={value} onChange={(e) => onChange(e.currentTarget.value)}>
-          {!list.some((env) => env._id === value) && <option value={value}>{value || 'choose…'}</option>}
-          {list.map((env) => (
+        <select
+          name="environment"
+          value={value}
+          disabled={!list}
+          onChange={(e) => onChange(e.currentTarget.value)}
+        >
+          {!list?.some((env) => env._id === value) && <option value={value}>{value || 'choose…'}</option>}
+          {list?.map((env) => (
             <option key={env._id} value={env._id}>
               {env.name && env.name !== env._id ? `${env.name} (${env._id})` : env._id}
             </option>

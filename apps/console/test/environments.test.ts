@@ -57,6 +57,7 @@ t.test('deactivate after a question naming the environment, then reactivate', as
   t.match(await row('staging').getByRole('group').textContent(), /Deactivate Staging two \(staging\)\?/)
   await row('staging').getByRole('button', { name: 'Yes' }).click()
   await page.getByText('Environment staging deactivated.').waitFor()
+  await row('staging').getByText('deactivated').waitFor()
   t.match(await row('staging').textContent(), /deactivated/)
   t.equal((await environments()).find((env) => env._id === 'staging')?.active, false)
   await row('staging').getByRole('button', { name: 'Reactivate' }).click()
