@@ -32,12 +32,7 @@ function EnvironmentSwitcher({ value, onChange }: { value: string; onChange: (id
     return (
       <label class="environment">
         Environment
-        <select
-          name="environment"
-          value={value}
-          disabled={!list}
-          onChange={(e) => onChange(e.currentTarget.value)}
-        >
+        <select name="environment" value={value} disabled={!list} onChange={(e) => onChange(e.currentTarget.value)}>
           {!list?.some((env) => env._id === value) && <option value={value}>{value || 'choose…'}</option>}
           {list?.map((env) => (
             <option key={env._id} value={env._id}>
