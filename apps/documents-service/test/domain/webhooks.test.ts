@@ -215,6 +215,38 @@ t.test('a rolled-back write queues nothing', async (t) => {
   t.same(await stored(), [])
 })
 
+t.test('definition events follow ddId, never a query, and only once their change commits', async (t) => {
+  const { store, webhooks, stored } = await setUp(t)
+  const url = 'https://hooks.example.com/'
+  const any = await webhooks.create(scope, { url, events: ['definition.create', 'definition.delete'] }, undefined)
+  const ofOrders = await webhooks.create(scope, { url, events: ['definition.update'] }, { definitionId: 'orders' })
+  await webhooks.create(scope, { url, events: ['document.create', 'document.update'] }, undefined)
+  const invoices = { ...definition, _id: 'invoices', name: 'invoices' }
+  const tell = (kind: 'create' | 'update' | 'delete', told: DefinitionRecord) =>
+    store.transaction((tx) => webhooks.enqueueDefinition(tx, kind, told))
+  await tell('create', invoices)
+  await tell('update', invoices)
+  await tell('update', definition)
+  await tell('delete', definition)
+  await t.rejects(
+    store.transaction(async (tx) => {
+      await webhooks.enqueueDefinition(tx, 'delete', invoices)
+      throw new Error('the deletion failed')
+    }),
+  )
+  t.same(
+    (await stored()).map((delivery) => [delivery.webhookId, delivery.type, delivery.definitionId, delivery.documentId]),
+    [
+      [any._id, 'definition.create', 'invoices', undefined],
+      [ofOrders._id, 'definition.update', 'orders', undefined],
+      [any._id, 'definition.delete', 'orders', undefined],
+    ],
+  )
+  await t.rejects(webhooks.create(scope, { url, events: ['definition.delete'], query: { total: 1 } }, undefined), {
+    code: 'validation_error',
+  })
+})
+
 t.test('past the waiting cap a change is still recorded, failed, and can be redelivered later', async (t) => {
   const endpoint = await receiver(t)
   const { webhooks, write, stored } = await setUp(t, { waitingPerEnvironment: 1 })
