@@ -1,9 +1,26 @@
+import { readFile, writeFile } from 'node:fs/promises'
+import { join } from 'node:path'
+import { pathToFileURL } from 'node:url'
 import t from 'tap'
 import { DOCUMENTS_COLLECTIONS } from '../../src/collections.js'
-import { build, createDefinition, DEFINITIONS } from '../helper.js'
+import { build, createDefinition, DEFINITIONS, type TestContext } from '../helper.js'
 import { receiver, verifies, WEBHOOKS } from '../webhooks-helper.js'
 
 const config = { QUIRE_WEBHOOKS_ALLOW_PRIVATE: true }
+
+type Verify = (rawBody: string, header: string, secret: string) => boolean
+
+/** docs/API.md's verification snippet, as a receiver would paste it. */
+async function docsVerifier(t: TestContext): Promise<Verify> {
+  const docs = await readFile(new URL('../../../../docs/API.md', import.meta.url), 'utf8')
+  const section = docs.slice(docs.indexOf('### Verifying a delivery'))
+  const snippet = /```js\n([\s\S]*?)```/.exec(section)?.[1]
+  if (!snippet) throw new Error('docs/API.md has no verification snippet')
+  const file = join(t.testdir(), 'verify.mjs')
+  await writeFile(file, snippet)
+  const module = (await import(pathToFileURL(file).href)) as { verifyQuireSignature: Verify }
+  return module.verifyQuireSignature
+}
 const definitionEvents = ['definition.create', 'definition.update', 'definition.delete']
 
 t.test('definition changes are delivered signed, with the definition, to the webhooks of it or of any', async (t) => {
@@ -49,9 +66,13 @@ t.test('definition changes are delivered signed, with the definition, to the web
   )
 
   await endpoint.received(7)
+  const verifyQuireSignature = await docsVerifier(t)
   for (const request of endpoint.requests) {
-    const hookId = request.headers['quire-webhook-id'] as string
-    t.ok(verifies(request.headers['quire-signature'], request.body, secrets.get(hookId) ?? ''), 'signed')
+    const secret = secrets.get(request.headers['quire-webhook-id'] as string) ?? ''
+    const header = request.headers['quire-signature'] as string
+    t.ok(verifies(header, request.body, secret), 'signed')
+    t.ok(verifyQuireSignature(request.body, header, secret), "the docs' snippet accepts it")
+    t.notOk(verifyQuireSignature(`${request.body} `, header, secret), "the docs' snippet refuses another body")
   }
   // Deliveries may be sent side by side, so arrive in any order; event ids made in one process grow with time.
   const told = (target: string) =>
