@@ -53,6 +53,17 @@ t.test('a write through one instance reaches a subscriber of the other, in order
     )
     resumed.close()
   }
+
+  // The definition deleted through A ends B's stream of it (B reads that from the log too).
+  const last = await open(baseB, ddId, b.as.admin, { lastEventId: seen[3]?.id })
+  t.same(summary(await last.next(1)), ['create:4'])
+  const removed = await a.server.inject({
+    method: 'DELETE',
+    url: `${DEFINITIONS}/${ddId}?force=true`,
+    headers: a.as.admin,
+  })
+  t.equal(removed.statusCode, 200)
+  t.same(summary(await last.end()), ['create:4'], 'the stream on B ends with nothing more')
 })
 
 t.test('with two instances running, each webhook delivery is made once', async (t) => {
