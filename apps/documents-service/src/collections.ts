@@ -146,7 +146,8 @@ export interface WebhookDeliveryRecord extends StoredRecord {
   eventId: string
   type: WebhookEvent
   definitionId: string
-  documentId: string
+  /** Absent for a definition event. */
+  documentId?: string
   /** The body sent, fixed when the change committed: every attempt and a redelivery send the same bytes. */
   body: string
   state: DeliveryState

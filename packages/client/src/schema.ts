@@ -3455,7 +3455,14 @@ export interface operations {
             data: {
               _id: string
               url: string
-              events: ('document.create' | 'document.update' | 'document.delete')[]
+              events: (
+                | 'document.create'
+                | 'document.update'
+                | 'document.delete'
+                | 'definition.create'
+                | 'definition.update'
+                | 'definition.delete'
+              )[]
               ddId?: string
               query?: {
                 [key: string]: unknown
@@ -3508,7 +3515,14 @@ export interface operations {
       content: {
         'application/json': {
           url: string
-          events: ('document.create' | 'document.update' | 'document.delete')[]
+          events: (
+            | 'document.create'
+            | 'document.update'
+            | 'document.delete'
+            | 'definition.create'
+            | 'definition.update'
+            | 'definition.delete'
+          )[]
           ddId?: string
           query?: {
             [key: string]: unknown
@@ -3530,7 +3544,14 @@ export interface operations {
             data: {
               _id: string
               url: string
-              events: ('document.create' | 'document.update' | 'document.delete')[]
+              events: (
+                | 'document.create'
+                | 'document.update'
+                | 'document.delete'
+                | 'definition.create'
+                | 'definition.update'
+                | 'definition.delete'
+              )[]
               ddId?: string
               query?: {
                 [key: string]: unknown
@@ -3588,7 +3609,14 @@ export interface operations {
             data: {
               _id: string
               url: string
-              events: ('document.create' | 'document.update' | 'document.delete')[]
+              events: (
+                | 'document.create'
+                | 'document.update'
+                | 'document.delete'
+                | 'definition.create'
+                | 'definition.update'
+                | 'definition.delete'
+              )[]
               ddId?: string
               query?: {
                 [key: string]: unknown
@@ -3683,7 +3711,14 @@ export interface operations {
       content: {
         'application/json': {
           url?: string
-          events?: ('document.create' | 'document.update' | 'document.delete')[]
+          events?: (
+            | 'document.create'
+            | 'document.update'
+            | 'document.delete'
+            | 'definition.create'
+            | 'definition.update'
+            | 'definition.delete'
+          )[]
           ddId?: string | null
           query?: {
             [key: string]: unknown
@@ -3705,7 +3740,14 @@ export interface operations {
             data: {
               _id: string
               url: string
-              events: ('document.create' | 'document.update' | 'document.delete')[]
+              events: (
+                | 'document.create'
+                | 'document.update'
+                | 'document.delete'
+                | 'definition.create'
+                | 'definition.update'
+                | 'definition.delete'
+              )[]
               ddId?: string
               query?: {
                 [key: string]: unknown
@@ -3814,9 +3856,15 @@ export interface operations {
               _id: string
               webhookId: string
               eventId: string
-              type: 'document.create' | 'document.update' | 'document.delete'
+              type:
+                | 'document.create'
+                | 'document.update'
+                | 'document.delete'
+                | 'definition.create'
+                | 'definition.update'
+                | 'definition.delete'
               ddId: string
-              documentId: string
+              documentId?: string
               state: 'waiting' | 'delivered' | 'failed'
               /** Format: date-time */
               nextAttemptOn?: string
@@ -3887,9 +3935,15 @@ export interface operations {
               _id: string
               webhookId: string
               eventId: string
-              type: 'document.create' | 'document.update' | 'document.delete'
+              type:
+                | 'document.create'
+                | 'document.update'
+                | 'document.delete'
+                | 'definition.create'
+                | 'definition.update'
+                | 'definition.delete'
               ddId: string
-              documentId: string
+              documentId?: string
               state: 'waiting' | 'delivered' | 'failed'
               /** Format: date-time */
               nextAttemptOn?: string

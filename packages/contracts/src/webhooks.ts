@@ -1,9 +1,15 @@
 import { Type, type Static } from '@sinclair/typebox'
 import { IdSchema, LimitSchema, ObjectIdSchema, TimestampSchema } from './common.js'
 
-/** What a webhook can be told: a document of its definition (or of any) created, updated or deleted. */
-export const WEBHOOK_EVENTS = ['document.create', 'document.update', 'document.delete'] as const
+/** A document of the webhook's definition (or of any) created, updated or deleted; `query` filters these. */
+export const DOCUMENT_EVENTS = ['document.create', 'document.update', 'document.delete'] as const
+/** A definition created, changed or deleted; `query` never applies to them, `ddId` does (but for a creation). */
+export const DEFINITION_EVENTS = ['definition.create', 'definition.update', 'definition.delete'] as const
+/** What a webhook can be told. */
+export const WEBHOOK_EVENTS = [...DOCUMENT_EVENTS, ...DEFINITION_EVENTS] as const
 export type WebhookEvent = (typeof WEBHOOK_EVENTS)[number]
+export type DocumentEvent = (typeof DOCUMENT_EVENTS)[number]
+export type DefinitionEvent = (typeof DEFINITION_EVENTS)[number]
 export const WebhookEventSchema = Type.Union(WEBHOOK_EVENTS.map((event) => Type.Literal(event)))
 
 /** An http(s) URL; where it may point (no private ranges) is the service's check, at registration and delivery. */
@@ -82,7 +88,8 @@ export const DeliverySchema = Type.Object({
   eventId: ObjectIdSchema,
   type: WebhookEventSchema,
   ddId: Type.String(),
-  documentId: Type.String(),
+  /** The document told of; absent for a definition event. */
+  documentId: Type.Optional(Type.String()),
   state: Type.Union(DELIVERY_STATES.map((state) => Type.Literal(state))),
   /** When a waiting delivery is tried next. */
   nextAttemptOn: Type.Optional(TimestampSchema),

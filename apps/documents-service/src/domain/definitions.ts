@@ -16,7 +16,7 @@ import { hashed } from '../lib/stored-text.js'
 import { permissionsOf } from '../lib/visibility.js'
 import type { AttachmentFiles } from './attachment-files.js'
 import type { ChangeLog, ChangesPort } from './change-log.js'
-import { isoTime, type ActionsPort, type Clock } from './deps.js'
+import { isoTime, type ActionsPort, type Clock, type WebhooksPort } from './deps.js'
 import type { DocumentCollections } from './document-collections.js'
 
 export interface Definitions {
@@ -92,9 +92,11 @@ export function createDefinitions(deps: {
   collections: DocumentCollections
   attachmentFiles: Pick<AttachmentFiles, 'dropDefinition'>
   changes: Pick<ChangeLog, 'definition'> & Pick<ChangesPort, 'committed'>
+  /** Definition events are queued in the change's transaction, and looked for once it commits. */
+  webhooks: Pick<WebhooksPort, 'enqueueDefinition' | 'settle'>
   clock: Clock
 }): Definitions {
-  const { store, actions, collections, attachmentFiles, changes, clock } = deps
+  const { store, actions, collections, attachmentFiles, changes, webhooks, clock } = deps
   const definitions = DOCUMENTS_COLLECTIONS.definitions.in(store)
   const cache = new Map<string, { definition: DefinitionRecord; expires: number }>()
 
@@ -184,12 +186,14 @@ export function createDefinitions(deps: {
       await store.transaction(async (tx) => {
         await DOCUMENTS_COLLECTIONS.definitions.in(tx).insertOne(definition)
         await changes.definition(tx, 'create', definition)
+        await webhooks.enqueueDefinition(tx, 'create', definition)
       })
     } catch (error) {
       // Its collection is new: dropping it removes exactly what this call created.
       await collections.drop(definition)
       throw error instanceof DuplicateKeyError ? duplicateName(settings.name) : error
     }
+    webhooks.settle()
     return definition
   }
 
@@ -228,10 +232,14 @@ export function createDefinitions(deps: {
         const written = await DOCUMENTS_COLLECTIONS.definitions
           .in(tx)
           .updateOne({ _id, _environmentId: scope.environmentId }, replacement, { expectedHash: current._hash })
-        if (written) await changes.definition(tx, 'update', written)
+        if (written) {
+          await changes.definition(tx, 'update', written)
+          await webhooks.enqueueDefinition(tx, 'update', written)
+        }
         return written
       })
       if (!updated) throw notFound(idOrName, scope.environmentId)
+      webhooks.settle()
     } catch (error) {
       await rollBackIndexes(definition, created)
       if (error instanceof DuplicateKeyError) throw duplicateName(next.name)
@@ -340,9 +348,13 @@ export function createDefinitions(deps: {
         const removed = await DOCUMENTS_COLLECTIONS.definitions
           .in(tx)
           .deleteOne({ _id: definition._id, _environmentId: scope.environmentId })
-        if (removed) await changes.definition(tx, 'delete', definition)
+        if (removed) {
+          await changes.definition(tx, 'delete', definition)
+          await webhooks.enqueueDefinition(tx, 'delete', definition)
+        }
       })
       changes.committed(scope.environmentId)
+      webhooks.settle()
       forget(scope.environmentId)
       await collections.drop(definition)
       await attachmentFiles.dropDefinition(definition)

@@ -20,7 +20,7 @@ export const isoTime = (clock: Clock): string => new Date(clock()).toISOString()
 export type ActionsPort = Pick<Actions, 'before' | 'enqueue' | 'dispatch' | 'check' | 'drop'>
 
 /**
- * What the write pipeline asks of webhooks (`fastify.webhooks` is one): whether a definition's writes may concern
- * one (they are then transactional), the deliveries queued in a write's transaction, their dispatch once committed.
+ * What writes ask of webhooks (`fastify.webhooks` is one): the deliveries of a document or definition change
+ * queued in its transaction, their dispatch once committed.
  */
-export type WebhooksPort = Pick<Webhooks, 'enqueue' | 'settle'>
+export type WebhooksPort = Pick<Webhooks, 'enqueue' | 'enqueueDefinition' | 'settle'>

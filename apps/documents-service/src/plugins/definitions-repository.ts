@@ -24,6 +24,7 @@ export const definitionsPlugin = fp<{ store: RecordStore; files: FileStore }>(
       collections: createDocumentCollections({ store }),
       attachmentFiles: createAttachmentFiles({ store, files, clock, log: fastify.log }),
       changes: { definition: fastify.changeLog.definition, committed: fastify.changeFeed.notify },
+      webhooks: fastify.webhooks,
       clock,
     })
     fastify.decorate('definitions', definitions)
@@ -31,6 +32,6 @@ export const definitionsPlugin = fp<{ store: RecordStore; files: FileStore }>(
   {
     name: '@quire/documents-definitions',
     fastify: '5.x',
-    dependencies: ['@quire/documents-actions', '@quire/documents-change-feed'],
+    dependencies: ['@quire/documents-actions', '@quire/documents-change-feed', '@quire/documents-webhooks'],
   },
 )

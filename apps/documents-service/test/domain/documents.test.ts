@@ -45,6 +45,7 @@ async function domain(t: TestContext) {
   // No environment here has webhooks: writes stay as they were without them.
   const noWebhooks: WebhooksPort = {
     enqueue: async () => undefined,
+    enqueueDefinition: async () => undefined,
     settle: () => undefined,
   }
   const attachmentFiles = createAttachmentFiles({ store, files, clock, log: quiet })
@@ -56,6 +57,7 @@ async function domain(t: TestContext) {
     collections: createDocumentCollections({ store }),
     attachmentFiles,
     changes,
+    webhooks: noWebhooks,
     clock,
   })
   const documents = createDocuments({

@@ -215,6 +215,38 @@ t.test('a rolled-back write queues nothing', async (t) => {
   t.same(await stored(), [])
 })
 
+t.test('definition events follow ddId, never a query, and only once their change commits', async (t) => {
+  const { store, webhooks, stored } = await setUp(t)
+  const url = 'https://hooks.example.com/'
+  const any = await webhooks.create(scope, { url, events: ['definition.create', 'definition.delete'] }, undefined)
+  const ofOrders = await webhooks.create(scope, { url, events: ['definition.update'] }, { definitionId: 'orders' })
+  await webhooks.create(scope, { url, events: ['document.create', 'document.update'] }, undefined)
+  const invoices = { ...definition, _id: 'invoices', name: 'invoices' }
+  const tell = (kind: 'create' | 'update' | 'delete', told: DefinitionRecord) =>
+    store.transaction((tx) => webhooks.enqueueDefinition(tx, kind, told))
+  await tell('create', invoices)
+  await tell('update', invoices)
+  await tell('update', definition)
+  await tell('delete', definition)
+  await t.rejects(
+    store.transaction(async (tx) => {
+      await webhooks.enqueueDefinition(tx, 'delete', invoices)
+      throw new Error('the deletion failed')
+    }),
+  )
+  t.same(
+    (await stored()).map((delivery) => [delivery.webhookId, delivery.type, delivery.definitionId, delivery.documentId]),
+    [
+      [any._id, 'definition.create', 'invoices', undefined],
+      [ofOrders._id, 'definition.update', 'orders', undefined],
+      [any._id, 'definition.delete', 'orders', undefined],
+    ],
+  )
+  await t.rejects(webhooks.create(scope, { url, events: ['definition.delete'], query: { total: 1 } }, undefined), {
+    code: 'validation_error',
+  })
+})
+
 t.test('past the waiting cap a change is still recorded, failed, and can be redelivered later', async (t) => {
   const endpoint = await receiver(t)
   const { webhooks, write, stored } = await setUp(t, { waitingPerEnvironment: 1 })
@@ -235,6 +267,59 @@ t.test('past the waiting cap a change is still recorded, failed, and can be rede
   )
   await t.rejects(webhooks.redeliver('env_b', hook._id, second!._id), { code: 'delivery_not_found' })
 })
+
+t.test(
+  "a claim is its claimer's until its lease ends; then another process takes it, and one attempt is kept",
+  async (t) => {
+    const { store } = await testResources(t)
+    const clock = { now: START }
+    const key = sealer(randomBytes(32))
+    const sentBy: string[] = []
+    let stalled = () => {}
+    const aStalled = new Promise<void>((resolve) => (stalled = resolve))
+    let unfreeze = () => {}
+    const frozen = new Promise<void>((resolve) => (unfreeze = resolve))
+    /** One process of two sharing the store: A's attempt hangs (a frozen process) until the test lets it go. */
+    const instance = (name: 'A' | 'B') => {
+      const webhooks = createWebhooks({
+        store,
+        clock: () => clock.now,
+        log: quiet,
+        sealer: key,
+        settings: SETTINGS,
+        send: async () => {
+          sentBy.push(name)
+          if (name === 'A') {
+            stalled()
+            await frozen
+          }
+          return { status: 200, durationMs: 1 }
+        },
+      })
+      t.teardown(async () => {
+        webhooks.stop()
+        await webhooks.close()
+      })
+      return webhooks
+    }
+    const [a, b] = [instance('A'), instance('B')]
+    await a.create(scope, { url: 'https://hooks.example.com/', events: ['document.create'] }, undefined)
+    await store.transaction((tx) => a.enqueue(tx, definition, 'create', documentOf(1), null))
+    const aDone = a.deliverDue()
+    await aStalled
+    await b.deliverDue()
+    t.same(sentBy, ['A'], 'while A holds the claim, B sends nothing')
+    // The lease is the attempt's time limit and a grace: past it, B takes the delivery over.
+    clock.now += SETTINGS.timeoutMs + 30_000 + 1
+    await b.deliverDue()
+    t.same(sentBy, ['A', 'B'])
+    unfreeze()
+    await aDone
+    const [delivery] = await DOCUMENTS_COLLECTIONS.webhookDeliveries.in(store).find({})
+    t.match(delivery, { state: 'delivered', attempts: [{ attempt: 1, status: 200 }] })
+    t.equal(delivery?.attempts.length, 1, "A's late answer is not recorded over B's")
+  },
+)
 
 t.test('one environment cannot hold every slot', async (t) => {
   const held: (() => void)[] = []

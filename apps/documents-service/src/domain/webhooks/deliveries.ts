@@ -8,7 +8,7 @@ import {
   type WebhookDeliveryRecord,
 } from '../../collections.js'
 import type { Clock, Log } from '../deps.js'
-import type { Registry } from './registry.js'
+import type { ActiveWebhook, Registry } from './registry.js'
 import type { Delivered, SendOutcome } from './sender.js'
 
 /** First retry delay, doubled at each failure up to `MAX_BACKOFF_MS`. */
@@ -43,7 +43,7 @@ function present(record: WebhookDeliveryRecord): Delivery {
     eventId: record.eventId,
     type: record.type,
     ddId: record.definitionId,
-    documentId: record.documentId,
+    ...(record.documentId !== undefined && { documentId: record.documentId }),
     state: record.state,
     ...(record.dueOn !== undefined && { nextAttemptOn: record.dueOn }),
     attempts: record.attempts,
@@ -89,36 +89,25 @@ export function createDeliveries(deps: {
   }
 
   /**
-   * Queues, in `into` (the write's transaction), one delivery per active webhook of the environment that the
-   * change concerns: its definition (or any), its event, and its query matching the document written or, for an
-   * update, the one it replaced (so a document leaving a query's sight is told too).
+   * Queues, in `into` (the change's transaction), one delivery per active webhook of the environment that
+   * `concerns` the change, all with one event id and one body.
    */
-  async function enqueue(
+  async function queue(
     into: Transaction,
-    definition: DefinitionRecord,
-    kind: 'create' | 'update' | 'delete',
-    written: DocumentRecord,
-    previous: DocumentRecord | null,
+    change: { type: WebhookEvent; definitionId: string; environmentId: string; documentId?: string; data: object },
+    concerns: (hook: ActiveWebhook) => boolean,
   ): Promise<void> {
-    const environmentId = definition._environmentId
-    const type: WebhookEvent = `document.${kind}`
+    const { type, definitionId, environmentId, documentId, data } = change
     const matching = (await registry.active(environmentId)).filter(
       (hook) =>
         hook.events.has(type) &&
-        (hook.definitionId === undefined || hook.definitionId === definition._id) &&
-        (!hook.matcher || hook.matcher.test(written) || (kind === 'update' && previous && hook.matcher.test(previous))),
+        (hook.definitionId === undefined || hook.definitionId === definitionId) &&
+        concerns(hook),
     )
     if (matching.length === 0) return
     const at = new Date(clock()).toISOString()
     const eventId = newObjectId()
-    const body = JSON.stringify({
-      id: eventId,
-      type,
-      environmentId,
-      ddId: definition._id,
-      createdOn: at,
-      data: written,
-    })
+    const body = JSON.stringify({ id: eventId, type, environmentId, ddId: definitionId, createdOn: at, data })
     const count = await waitingCount(environmentId)
     const records = DOCUMENTS_COLLECTIONS.webhookDeliveries.in(into)
     for (const hook of matching) {
@@ -132,8 +121,8 @@ export function createDeliveries(deps: {
         webhookId: hook._id,
         eventId,
         type,
-        definitionId: definition._id,
-        documentId: written._id,
+        definitionId,
+        ...(documentId !== undefined && { documentId }),
         body,
         state,
         ...(full
@@ -148,6 +137,52 @@ export function createDeliveries(deps: {
       if (!full) count.count++
     }
     queued = true
+  }
+
+  /**
+   * A document write: webhooks of its definition (or of any) whose query matches the document written or, for an
+   * update, the one it replaced (so a document leaving a query's sight is told too).
+   */
+  function enqueue(
+    into: Transaction,
+    definition: DefinitionRecord,
+    kind: 'create' | 'update' | 'delete',
+    written: DocumentRecord,
+    previous: DocumentRecord | null,
+  ): Promise<void> {
+    const change = {
+      type: `document.${kind}` as const,
+      definitionId: definition._id,
+      environmentId: definition._environmentId,
+      documentId: written._id,
+      data: written,
+    }
+    return queue(
+      into,
+      change,
+      (hook) =>
+        !hook.matcher ||
+        hook.matcher.test(written) ||
+        (kind === 'update' && previous !== null && hook.matcher.test(previous)),
+    )
+  }
+
+  /**
+   * A definition created, changed (`definition` as written) or deleted (as it was): webhooks of it or of any.
+   * Queries filter documents only; the registry refuses a query beside a definition event.
+   */
+  function enqueueDefinition(
+    into: Transaction,
+    kind: 'create' | 'update' | 'delete',
+    definition: DefinitionRecord,
+  ): Promise<void> {
+    const change = {
+      type: `definition.${kind}` as const,
+      definitionId: definition._id,
+      environmentId: definition._environmentId,
+      data: definition,
+    }
+    return queue(into, change, () => true)
   }
 
   /** What became of a claimed delivery's attempt, written unless another process claimed it since. */
@@ -290,6 +325,7 @@ export function createDeliveries(deps: {
 
   return {
     enqueue,
+    enqueueDefinition,
 
     /** After a write committed: its deliveries are looked for now rather than at the next poll. */
     settle(): void {

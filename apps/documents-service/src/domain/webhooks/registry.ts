@@ -1,6 +1,13 @@
 import { randomBytes } from 'node:crypto'
 import type { Scope } from '@quire/auth'
-import type { CreateWebhookBody, Pagination, Webhook, WebhookEvent, WebhookPatch } from '@quire/contracts'
+import {
+  DEFINITION_EVENTS,
+  type CreateWebhookBody,
+  type Pagination,
+  type Webhook,
+  type WebhookEvent,
+  type WebhookPatch,
+} from '@quire/contracts'
 import { checkFilter, compileFilter, ConflictError, newObjectId, type Matcher, type RecordStore } from '@quire/records'
 import { fail } from '@quire/service-kit'
 import { DOCUMENTS_COLLECTIONS, type WebhookRecord } from '../../collections.js'
@@ -49,6 +56,30 @@ function queryText(query: Record<string, unknown>): string {
     throw fail('invalid_query', `query: ${(error as Error).message}`)
   }
   return JSON.stringify(query)
+}
+
+const definitionEvents: ReadonlySet<WebhookEvent> = new Set(DEFINITION_EVENTS)
+
+/**
+ * 400 for what could never be told as asked: a query filters documents, so it takes no definition event; and a
+ * `ddId` names a definition that exists already, so `definition.create` (always a new `_id`) never matches it.
+ */
+function checkCombination(events: readonly WebhookEvent[], query: boolean, definition: boolean): void {
+  const told = events.filter((event) => definitionEvents.has(event))
+  if (query && told.length > 0) {
+    throw fail(
+      'validation_error',
+      `query: applies to document events only, not to ${told.join(', ')}`,
+      'A webhook with a query takes document events only; register definition events in another webhook',
+    )
+  }
+  if (definition && events.includes('definition.create')) {
+    throw fail(
+      'validation_error',
+      'events: definition.create never matches a ddId (a new definition has a new _id)',
+      'A webhook limited to one definition cannot be told of definitions created; remove ddId or that event',
+    )
+  }
 }
 
 /** Two changes of one webhook at once: the later one is refused, to be sent again on what the first left. */
@@ -110,6 +141,7 @@ export function createRegistry(deps: {
 
     async create(scope: Scope, body: CreateWebhookBody, definition: DefinitionChoice) {
       checkUrl(body.url)
+      checkCombination(body.events, body.query !== undefined, Boolean(definition?.definitionId))
       const query = body.query === undefined ? undefined : queryText(body.query)
       // Counted before the insert: concurrent creates may pass the cap by their number, never by more.
       const count = await webhooks.count({ environmentId: scope.environmentId })
@@ -159,6 +191,11 @@ export function createRegistry(deps: {
     async patch(scope: Scope, webhookId: string, patch: WebhookPatch, definition: DefinitionChoice) {
       const current = await find(scope, webhookId)
       if (patch.url !== undefined) checkUrl(patch.url)
+      checkCombination(
+        patch.events ?? current.events,
+        patch.query === undefined ? current.query !== undefined : patch.query !== null,
+        definition === undefined ? current.definitionId !== undefined : definition.definitionId !== null,
+      )
       const $set: Partial<WebhookRecord> = { _hash: newObjectId(), _lastModifiedOn: isoTime(clock) }
       const $unset: Record<string, ''> = {}
       if (patch.url !== undefined) $set.url = patch.url
