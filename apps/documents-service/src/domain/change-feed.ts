@@ -95,6 +95,13 @@ const expired = () =>
 /** The final event of a reader too slow for its buffer: it reconnects with the last id it read. */
 const RESUME_EVENT = `event: resume\ndata: ${JSON.stringify({ reason: 'buffer_full' })}\n\n`
 
+/**
+ * The least time between two reads of an environment's log, in ms. A socket write per subscriber per read is most
+ * of a fan-out's cost (measured: `writev` led the profile of bench/feed.mjs): what commits meanwhile goes in the
+ * next read's write, and delivery waits this long at most for it.
+ */
+const READ_INTERVAL_MS = 25
+
 /** Subscribers offered an entry, or flushed, between two turns of the event loop: writes never wait long. */
 const CHUNK = 256
 
@@ -118,6 +125,7 @@ class View {
 
   constructor(
     readonly key: string,
+    readonly definitionId: string,
     private readonly scope: Scope,
     filter: Filter,
     private readonly projection: Projection,
@@ -152,16 +160,46 @@ class View {
   }
 }
 
-/** An entry waiting for its subscriber: its text for the view it was rendered for (undefined: nothing to send). */
+/**
+ * Entries of one read of the log waiting for a subscriber, rendered for `view` (`text`, holding `events` events).
+ * Shared by the subscribers of the view at the same position: never changed once made.
+ */
 interface Pending {
-  entry: ChangeRecord
-  view: View
-  text: string | undefined
+  readonly entries: readonly ChangeRecord[]
+  readonly view: View
+  readonly text: string
+  readonly events: number
+  /** The definition was deleted after these entries: the stream ends once they are sent. */
+  readonly last: boolean
+}
+
+/** `entries` for `view` from the start, up to the deletion of its definition (which ends its streams). */
+function renderRun(view: View, entries: readonly ChangeRecord[], render: (entry: ChangeRecord) => string | undefined) {
+  let text = ''
+  let events = 0
+  let count = 0
+  let last = false
+  for (const entry of entries) {
+    count++
+    if (entry.definitionId !== view.definitionId) continue
+    if (entry.target === 'definition') {
+      last = entry.operation === 'delete'
+      if (last) break
+      continue
+    }
+    const rendered = render(entry)
+    if (rendered === undefined) continue
+    text += rendered
+    events++
+  }
+  return { entries: entries.slice(0, count), view, text, events, last }
 }
 
 class Subscriber {
   position: number
   readonly queue: Pending[] = []
+  /** Events in `queue`. */
+  queued = 0
   scope: Scope
   view: View
   checkedAt: number
@@ -194,6 +232,8 @@ interface Tail {
   readonly views: Map<string, View>
   running: boolean
   again: boolean
+  /** When the log was last read for it (`clock`). */
+  readAt: number
 }
 
 export function createChangeFeed(deps: {
@@ -216,7 +256,7 @@ export function createChangeFeed(deps: {
     const key = viewKey(definition._id, scope, filter, projection)
     let view = tail.views.get(key)
     if (!view) {
-      view = new View(key, scope, filter, projection)
+      view = new View(key, definition._id, scope, filter, projection)
       tail.views.set(key, view)
     }
     view.subscribers++
@@ -231,6 +271,7 @@ export function createChangeFeed(deps: {
     if (subscriber.closed) return
     subscriber.closed = true
     subscriber.queue.length = 0
+    subscriber.queued = 0
     const environmentId = subscriber.request.definition._environmentId
     const tail = tails.get(environmentId)
     tail?.subscribers.delete(subscriber)
@@ -284,14 +325,20 @@ export function createChangeFeed(deps: {
         // A check comes before the events it was due for, which follow it (a heartbeat's has none).
         const { view } = subscriber
         let text = ''
+        let last = false
         for (const pending of subscriber.queue.splice(0)) {
           // Rendered for a view the check replaced (the caller's access changed): rendered again for the new one.
-          const rendered =
+          const run =
             pending.view === view
-              ? pending.text
-              : runAccounted(accountOf(definition._environmentId), () => view.render(pending.entry))
-          if (rendered !== undefined) text += rendered
+              ? pending
+              : renderRun(view, pending.entries, (entry) =>
+                  runAccounted(accountOf(definition._environmentId), () => view.render(entry)),
+                )
+          text += run.text
+          last ||= run.last
         }
+        subscriber.queued = 0
+        if (last) return finish(subscriber, text || undefined)
         if (text.length > 0 && !sink.write(text)) {
           subscriber.behind = true
           await sink.drained()
@@ -306,24 +353,45 @@ export function createChangeFeed(deps: {
     }
   }
 
-  /** Queues `entry` for `subscriber`, rendered once per view (`rendered` holds this entry's texts so far). */
-  function offer(subscriber: Subscriber, entry: ChangeRecord, rendered: Map<View, string | undefined>): void {
-    subscriber.position = entry.seq
-    if (entry.definitionId !== subscriber.request.definition._id) return
-    if (entry.target === 'definition') {
-      if (entry.operation === 'delete') finish(subscriber)
-      return
+  /**
+   * The entries of one read of the log, from the `start`th, for `view`: rendered once per view and start (most
+   * subscribers of a view are at the same position), each entry once per view.
+   */
+  function renderer(entries: readonly ChangeRecord[]) {
+    const texts = new Map<View, Map<number, string | undefined>>()
+    const runs = new Map<View, Map<number, Pending>>()
+    return (view: View, start: number): Pending => {
+      const runsOfView = runs.get(view) ?? new Map<number, Pending>()
+      runs.set(view, runsOfView)
+      const known = runsOfView.get(start)
+      if (known) return known
+      const textsOfView = texts.get(view) ?? new Map<number, string | undefined>()
+      texts.set(view, textsOfView)
+      const run = renderRun(view, entries.slice(start), (entry) => {
+        const index = entry.seq - (entries[0]?.seq ?? 0)
+        if (textsOfView.has(index)) return textsOfView.get(index)
+        // Matching and serializing for a view is its environment's work, shared as any other.
+        const text = runAccounted(accountOf(entry.environmentId), () => view.render(entry))
+        textsOfView.set(index, text)
+        return text
+      })
+      runsOfView.set(start, run)
+      return run
     }
-    const { view } = subscriber
-    let text = rendered.get(view)
-    if (!rendered.has(view)) {
-      // Matching and serializing for a view is its environment's work, shared as any other.
-      text = runAccounted(accountOf(entry.environmentId), () => view.render(entry))
-      rendered.set(view, text)
-    }
-    subscriber.queue.push({ entry, view, text })
+  }
+
+  /** Queues what `subscriber` has not read of `entries` (its position is within them or just before). */
+  function offer(subscriber: Subscriber, entries: readonly ChangeRecord[], render: ReturnType<typeof renderer>) {
+    const first = entries[0]
+    const latest = entries.at(-1)
+    if (!first || !latest || subscriber.position >= latest.seq) return
+    const run = render(subscriber.view, subscriber.position - first.seq + 1)
+    subscriber.position = latest.seq
+    if (run.events === 0 && !run.last) return
+    subscriber.queue.push(run)
+    subscriber.queued += run.events
     // A reader keeping up has at most a read of the log waiting; one that is behind has `buffer` at most.
-    if (subscriber.behind && subscriber.queue.length > limits.buffer) finish(subscriber, RESUME_EVENT)
+    if (subscriber.behind && subscriber.queued > limits.buffer) finish(subscriber, RESUME_EVENT)
   }
 
   /**
@@ -340,6 +408,9 @@ export function createChangeFeed(deps: {
     tail.running = true
     try {
       do {
+        const wait = tail.readAt + READ_INTERVAL_MS - clock()
+        if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait))
+        tail.readAt = clock()
         tail.again = false
         for (;;) {
           const open = [...tail.subscribers].filter((subscriber) => !subscriber.closed)
@@ -351,13 +422,11 @@ export function createChangeFeed(deps: {
           // Entries are numbered without gaps: a gap is entries swept before these subscribers read them. They
           // end, and their resume answers 410.
           for (const subscriber of open) if (subscriber.position < first.seq - 1) finish(subscriber)
+          const render = renderer(entries)
           let work = 0
-          for (const entry of entries) {
-            const rendered = new Map<View, string | undefined>()
-            for (const subscriber of open) {
-              if (!subscriber.closed && subscriber.position < entry.seq) offer(subscriber, entry, rendered)
-              if (++work % CHUNK === 0) await yieldToLoop()
-            }
+          for (const subscriber of open) {
+            if (!subscriber.closed) offer(subscriber, entries, render)
+            if (++work % CHUNK === 0) await yieldToLoop()
           }
           for (const subscriber of open) {
             if (subscriber.queue.length > 0) void flush(subscriber)
@@ -398,6 +467,7 @@ export function createChangeFeed(deps: {
         views: new Map<string, View>(),
         running: false,
         again: false,
+        readAt: 0,
       }
       const userKey = `${environmentId}\0${scope.userId}`
       const mine = perUser.get(userKey) ?? 0

@@ -37,9 +37,12 @@ const documentOf = (n: number, accessGroups: AccessGroup[] = []): DocumentRecord
 function memoryLog() {
   const entries: ChangeRecord[] = []
   let reads = 0
+  const readers: (() => void)[] = []
   return {
     entries,
     reads: () => reads,
+    /** Resolves once the feed read the log again. */
+    read: () => new Promise<void>((resolve) => readers.push(resolve)),
     append(document: DocumentRecord, operation: ChangeRecord['operation'] = 'create') {
       entries.push({
         _id: `c${entries.length + 1}`,
@@ -55,6 +58,7 @@ function memoryLog() {
     log: {
       read: async (_environmentId: string, after: number, limit: number) => {
         reads++
+        for (const resolve of readers.splice(0)) setImmediate(resolve)
         return entries.filter((entry) => entry.seq > after).slice(0, limit)
       },
       latest: async () => entries.length,
@@ -101,12 +105,12 @@ function recordingSink() {
   return { sink, writes, events, next }
 }
 
-function feedOf(log: ReturnType<typeof memoryLog>['log']) {
+function feedOf(log: ReturnType<typeof memoryLog>['log'], recheckMs = 60_000) {
   return createChangeFeed({
     log,
     clock: Date.now,
     logger: quiet,
-    limits: { perUser: 100, perEnvironment: 1000, buffer: 4, recheckMs: 60_000, workQueueLimit: 100 },
+    limits: { perUser: 100, perEnvironment: 1000, buffer: 4, recheckMs, workQueueLimit: 100 },
   })
 }
 
@@ -203,4 +207,68 @@ t.test('subscribers sharing a view and subscribers with other rights each get th
     [1],
     'a member of the same groups, not named, never receives document 2',
   )
+})
+
+t.test('access taken away before delivery: what waits is rendered again for the caller as it now is', async (t) => {
+  const memory = memoryLog()
+  // Each delivery checks the caller first, after the events were rendered for it.
+  const feed = feedOf(memory.log, 0)
+  t.teardown(() => feed.close())
+  let scope = scopeOf('s1', { groups: ['sales'] })
+  const recording = recordingSink()
+  await feed.subscribe({
+    scope,
+    definition: DEFINITION,
+    filter: {},
+    projection: {},
+    sink: recording.sink,
+    recheck: async () => scope,
+  })
+  memory.append(documentOf(1, ['sales']))
+  memory.append(documentOf(2))
+  // The caller left `sales` after subscribing: the check before delivery finds it.
+  scope = scopeOf('s1')
+  feed.notify(ENV)
+  t.same(
+    (await recording.next(1)).map(({ data }) => data.document?.n),
+    [2],
+  )
+  t.same(
+    recording.events().map(({ data }) => data.document?.n),
+    [2],
+    'the document of sales is not sent',
+  )
+})
+
+t.test('a reader behind by more than its buffer gets a final resume event, then its stream ends', async (t) => {
+  const memory = memoryLog()
+  const feed = feedOf(memory.log)
+  t.teardown(() => feed.close())
+  const writes: string[] = []
+  const stream = { ended: false }
+  await feed.subscribe({
+    scope: scopeOf('admin', { administrator: true }),
+    definition: DEFINITION,
+    filter: {},
+    projection: {},
+    sink: {
+      write: (text) => {
+        writes.push(text)
+        return false
+      },
+      // The reader never catches up.
+      drained: () => new Promise<void>(() => undefined),
+      end: () => (stream.ended = true),
+    },
+    recheck: async () => scopeOf('admin', { administrator: true }),
+  })
+  for (let n = 1; !stream.ended && n <= 100; n++) {
+    memory.append(documentOf(n))
+    const read = memory.read()
+    feed.notify(ENV)
+    await read
+  }
+  t.ok(stream.ended, 'the stream ended')
+  t.match(writes.at(-1), /^event: resume\n/, 'its last event says to resume')
+  t.equal(feed.open(ENV), 0, 'the subscription is gone')
 })
