@@ -102,7 +102,7 @@ const RESUME_EVENT = `event: resume\ndata: ${JSON.stringify({ reason: 'buffer_fu
  */
 const READ_INTERVAL_MS = 25
 
-/** Subscribers offered an entry, or flushed, between two turns of the event loop: writes never wait long. */
+/** Subscribers offered a read of the log, or flushed, between two turns of the event loop: writes never wait long. */
 const CHUNK = 256
 
 /** Gives the event loop a turn: the answers of writes and other requests go before the rest of a fan-out. */
