@@ -3,7 +3,9 @@
 // documents (1,000) from BENCH_CONCURRENCY callers (16). It reports: every event delivered to every subscriber,
 // p50/p99 from the write to its delivery (from the document's `_createdOn`, set before the commit, so an upper
 // bound of commit → delivery; sampled on 50 subscribers), the server's RSS per idle subscription, and create
-// throughput without subscribers and with them, in the same run.
+// throughput without subscribers and with them, in the same run, with the server's CPU per create (with
+// subscribers: the create and its delivery to all of them). Also p50/p99 from the write's answer reaching its caller
+// to the event reaching a sampled subscriber (0 when the event came first).
 //   node bench/feed.mjs   (after `npm run build`; BENCH_SUBSCRIBERS, BENCH_WRITES, BENCH_CONCURRENCY)
 import { spawn } from 'node:child_process'
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
@@ -49,11 +51,17 @@ async function api(url, method, path, headers, body) {
 /** The server's resident memory, in bytes (Linux). */
 const rssOf = (pid) => Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))[1]) * 1024
 
+/** The server's CPU time (user and system), in ms (Linux; 100 clock ticks a second). */
+const cpuOf = (pid) => {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ')
+  return (Number(fields[11]) + Number(fields[12])) * 10
+}
+
 const streams = new Agent({ keepAlive: false, maxSockets: Infinity })
 
 /** One subscription: counts its events; a sampled one notes when each arrived against its `_createdOn`. */
 function subscribe(url, path, headers, sampled) {
-  const subscriber = { events: 0, delays: [], response: undefined }
+  const subscriber = { events: 0, delays: [], arrivals: [], response: undefined }
   return new Promise((resolve, reject) => {
     const request = httpRequest(
       `${url}${path}`,
@@ -71,8 +79,9 @@ function subscribe(url, path, headers, sampled) {
           const complete = end < 0 ? '' : text.slice(0, end)
           subscriber.events += complete.match(/^event: create$/gm)?.length ?? 0
           if (sampled) {
-            for (const [, at] of complete.matchAll(/"_createdOn":"([^"]+)"/g)) {
+            for (const [, id, at] of complete.matchAll(/^data: \{"_id":"([^"]+)".*?"_createdOn":"([^"]+)"/gm)) {
               subscriber.delays.push(now - Date.parse(at))
+              subscriber.arrivals.push([id, now])
             }
           }
           if (subscriber.resolved === undefined) {
@@ -87,19 +96,31 @@ function subscribe(url, path, headers, sampled) {
   })
 }
 
-/** `count` creates from `CONCURRENCY` callers; resolves to creates per second. */
-async function creates(url, path, headers, count) {
+/**
+ * `count` creates from `CONCURRENCY` callers; resolves to creates per second and how many were refused (a 503 of
+ * the overload guard or a 429 is counted, not retried: a write refused because of subscribers is a failure here).
+ */
+async function creates(url, path, headers, count, answered) {
   let next = 0
+  let refused = 0
   const started = performance.now()
   await Promise.all(
     Array.from({ length: CONCURRENCY }, async () => {
       while (next < count) {
         const n = next++
-        await api(url, 'POST', path, headers, { n, title: `document ${n}`, tags: ['bench', `t${n % 100}`] })
+        const response = await fetch(`${url}${path}`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', ...headers },
+          body: JSON.stringify({ n, title: `document ${n}`, tags: ['bench', `t${n % 100}`] }),
+        })
+        const body = await response.json()
+        answered?.set(body.data?._id, Date.now())
+        if (response.status === 503 || response.status === 429) refused++
+        else if (!response.ok) throw new Error(`POST ${path}: ${response.status}`)
       }
     }),
   )
-  return count / ((performance.now() - started) / 1000)
+  return { perSecond: (count - refused) / ((performance.now() - started) / 1000), refused }
 }
 
 const percentile = (values, p) => {
@@ -129,7 +150,9 @@ try {
 
   // Warm, then without subscribers (in a definition nobody watches, so both runs write into a fresh one).
   await creates(server.url, `/api/v2/document-definitions/${otherId}/documents/new`, headers, 200)
+  const cpuBefore = cpuOf(server.child.pid)
   const without = await creates(server.url, `/api/v2/document-definitions/${otherId}/documents/new`, headers, WRITES)
+  const cpuWithout = cpuOf(server.child.pid) - cpuBefore
 
   const before = rssOf(server.child.pid)
   const subscribers = []
@@ -141,25 +164,38 @@ try {
   }
   const idle = rssOf(server.child.pid)
 
-  const withSubscribers = await creates(server.url, `${documents}/new`, headers, WRITES)
+  const answered = new Map()
+  const cpuStart = cpuOf(server.child.pid)
+  const withSubscribers = await creates(server.url, `${documents}/new`, headers, WRITES, answered)
   // Every event delivered: wait until each subscriber counted them all (or report what is missing).
   const deadline = Date.now() + 120_000
-  while (subscribers.some((s) => s.events < WRITES) && Date.now() < deadline) {
+  const expected = WRITES - withSubscribers.refused
+  while (subscribers.some((s) => s.events < expected) && Date.now() < deadline) {
     await new Promise((resolve) => setTimeout(resolve, 100))
   }
+  // The server's CPU for the creates and every delivery of them.
+  const cpuWith = cpuOf(server.child.pid) - cpuStart
   const delivered = subscribers.reduce((sum, s) => sum + s.events, 0)
   const delays = subscribers.flatMap((s) => s.delays)
+  // From the write's answer reaching its caller to the event reaching a subscriber (0 when the event came first).
+  const afterAnswer = subscribers.flatMap((s) => s.arrivals.map(([id, at]) => Math.max(0, at - answered.get(id))))
   for (const s of subscribers) s.response.destroy()
 
   const result = {
     subscribers: SUBSCRIBERS,
     writes: WRITES,
     concurrency: CONCURRENCY,
-    delivered: `${delivered} of ${SUBSCRIBERS * WRITES}`,
+    delivered: `${delivered} of ${SUBSCRIBERS * expected}`,
     writeToDeliveryMs: { p50: percentile(delays, 50), p99: percentile(delays, 99), samples: delays.length },
+    answerToDeliveryMs: { p50: percentile(afterAnswer, 50), p99: percentile(afterAnswer, 99) },
     idleBytesPerSubscription: Math.round((idle - before) / SUBSCRIBERS),
-    createsPerSecond: { without: Math.round(without), with: Math.round(withSubscribers) },
-    withOverWithout: Number((withSubscribers / without).toFixed(2)),
+    createsPerSecond: { without: Math.round(without.perSecond), with: Math.round(withSubscribers.perSecond) },
+    serverCpuMsPerCreate: {
+      without: Number((cpuWithout / WRITES).toFixed(2)),
+      withDeliveries: Number((cpuWith / WRITES).toFixed(2)),
+    },
+    refused: { without: without.refused, with: withSubscribers.refused },
+    withOverWithout: Number((withSubscribers.perSecond / without.perSecond).toFixed(2)),
   }
   console.log(JSON.stringify(result, null, 2))
 } finally {

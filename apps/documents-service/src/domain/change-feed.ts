@@ -95,37 +95,47 @@ const expired = () =>
 /** The final event of a reader too slow for its buffer: it reconnects with the last id it read. */
 const RESUME_EVENT = `event: resume\ndata: ${JSON.stringify({ reason: 'buffer_full' })}\n\n`
 
-class Subscriber {
-  position: number
-  readonly queue: ChangeRecord[] = []
-  scope: Scope
-  matcher: Matcher
-  checkedAt: number
-  needsCheck = false
-  flushing = false
-  closed = false
+/**
+ * The least time between two reads of an environment's log, in ms. A socket write per subscriber per read is most
+ * of a fan-out's cost (measured: `writev` led the profile of bench/feed.mjs): what commits meanwhile goes in the
+ * next read's write, and delivery waits this long at most for it.
+ */
+const READ_INTERVAL_MS = 25
+
+/** Subscribers offered a read of the log, or flushed, between two turns of the event loop: writes never wait long. */
+const CHUNK = 256
+
+/** Gives the event loop a turn: the answers of writes and other requests go before the rest of a fan-out. */
+const yieldToLoop = () => new Promise<void>((resolve) => setImmediate(resolve))
+
+/**
+ * What decides the text of a subscriber's events: its definition, filter and fields, and what its visibility and
+ * `_permissions` read of its caller (administrators: nothing else; members: their id and groups, since
+ * access-group objects may name either). Subscribers with the same view receive the same text, serialized once.
+ */
+function viewKey(definitionId: string, scope: Scope, filter: Filter, projection: Projection): string {
+  const role = scope.administrator ? 'administrator' : [scope.userId, [...scope.groups].sort()]
+  return JSON.stringify([definitionId, role, filter, projection])
+}
+
+class View {
+  readonly matcher: Matcher
+  readonly permissions: boolean
+  subscribers = 0
 
   constructor(
-    readonly request: SubscribeRequest,
-    after: number,
-    now: number,
+    readonly key: string,
+    readonly definitionId: string,
+    private readonly scope: Scope,
+    filter: Filter,
+    private readonly projection: Projection,
   ) {
-    this.position = after
-    this.scope = request.scope
-    this.matcher = Subscriber.matcherOf(request.filter, request.scope)
-    this.checkedAt = now
+    // The client's filter within what the caller may GET: one test decides both.
+    this.matcher = compileFilter(withCondition(filter, visibilityFilter(scope)))
+    this.permissions = keepsPermissions({ projection })
   }
 
-  /** The client's filter within what the caller may GET: one test decides both. */
-  static matcherOf(filter: Filter, scope: Scope): Matcher {
-    return compileFilter(withCondition(filter, visibilityFilter(scope)))
-  }
-
-  get userKey(): string {
-    return `${this.request.definition._environmentId}\0${this.scope.userId}`
-  }
-
-  /** The event `entry` is for this subscriber, if any: a change out of its sight is a `delete`. */
+  /** The event `entry` is for this view, if any: a change out of its sight is a `delete`. */
   render(entry: ChangeRecord): string | undefined {
     const { document, previous } = entry
     if (!document) return undefined
@@ -141,20 +151,89 @@ class Subscriber {
     return `id: ${tokenOf(entry.seq)}\nevent: ${operation}\ndata: ${JSON.stringify(data)}\n\n`
   }
 
-  /** `record` as a GET (or a list with the same `fields`) answers it to this subscriber. */
-  shown(record: DocumentRecord): Record<string, unknown> {
-    const { projection } = this.request
-    const permissions = keepsPermissions({ projection }) && documentPermissions(this.scope, record.accessGroups)
-    const [projected] = project([record], projection)
-    return permissions ? { ...projected, _permissions: permissions } : { ...projected }
+  /** `record` as a GET (or a list with the same `fields`) answers it to this view's callers. */
+  private shown(record: DocumentRecord): Record<string, unknown> {
+    const [projected] = project([record], this.projection)
+    return this.permissions
+      ? { ...projected, _permissions: documentPermissions(this.scope, record.accessGroups) }
+      : { ...projected }
   }
 }
 
-/** An environment's tail: its subscribers, read from the lowest position among them. */
+/**
+ * Entries of one read of the log waiting for a subscriber, rendered for `view` (`text`, holding `events` events).
+ * Shared by the subscribers of the view at the same position: never changed once made.
+ */
+interface Pending {
+  readonly entries: readonly ChangeRecord[]
+  readonly view: View
+  readonly text: string
+  readonly events: number
+  /** The definition was deleted after these entries: the stream ends once they are sent. */
+  readonly last: boolean
+}
+
+/** `entries` for `view` from the start, up to the deletion of its definition (which ends its streams). */
+function renderRun(view: View, entries: readonly ChangeRecord[], render: (entry: ChangeRecord) => string | undefined) {
+  let text = ''
+  let events = 0
+  let count = 0
+  let last = false
+  for (const entry of entries) {
+    count++
+    if (entry.definitionId !== view.definitionId) continue
+    if (entry.target === 'definition') {
+      last = entry.operation === 'delete'
+      if (last) break
+      continue
+    }
+    const rendered = render(entry)
+    if (rendered === undefined) continue
+    text += rendered
+    events++
+  }
+  return { entries: entries.slice(0, count), view, text, events, last }
+}
+
+class Subscriber {
+  position: number
+  readonly queue: Pending[] = []
+  /** Events in `queue`. */
+  queued = 0
+  scope: Scope
+  view: View
+  checkedAt: number
+  needsCheck = false
+  flushing = false
+  /** Waiting for the reader to drain what was written: only then do events pile up towards the buffer. */
+  behind = false
+  closed = false
+
+  constructor(
+    readonly request: SubscribeRequest,
+    view: View,
+    after: number,
+    now: number,
+  ) {
+    this.position = after
+    this.scope = request.scope
+    this.view = view
+    this.checkedAt = now
+  }
+
+  get userKey(): string {
+    return `${this.request.definition._environmentId}\0${this.scope.userId}`
+  }
+}
+
+/** An environment's tail: its subscribers, read from the lowest position among them, and their views. */
 interface Tail {
   readonly subscribers: Set<Subscriber>
+  readonly views: Map<string, View>
   running: boolean
   again: boolean
+  /** When the log was last read for it (`clock`). */
+  readAt: number
 }
 
 export function createChangeFeed(deps: {
@@ -166,14 +245,37 @@ export function createChangeFeed(deps: {
   const { log, limits, clock, logger } = deps
   const tails = new Map<string, Tail>()
   const perUser = new Map<string, number>()
+  /** Environments whose log grew, read on the next turn of the event loop (after the write answered). */
+  const notified = new Set<string>()
+
+  const accountOf = (environmentId: string) => ({ id: environmentId, queueLimit: limits.workQueueLimit })
+
+  /** The view of `scope` in `tail`, shared with the subscribers that have the same. */
+  function joinView(tail: Tail, request: SubscribeRequest, scope: Scope): View {
+    const { definition, filter, projection } = request
+    const key = viewKey(definition._id, scope, filter, projection)
+    let view = tail.views.get(key)
+    if (!view) {
+      view = new View(key, definition._id, scope, filter, projection)
+      tail.views.set(key, view)
+    }
+    view.subscribers++
+    return view
+  }
+
+  function leaveView(tail: Tail | undefined, view: View): void {
+    if (--view.subscribers === 0) tail?.views.delete(view.key)
+  }
 
   function finish(subscriber: Subscriber, last?: string): void {
     if (subscriber.closed) return
     subscriber.closed = true
     subscriber.queue.length = 0
+    subscriber.queued = 0
     const environmentId = subscriber.request.definition._environmentId
     const tail = tails.get(environmentId)
     tail?.subscribers.delete(subscriber)
+    leaveView(tail, subscriber.view)
     if (tail?.subscribers.size === 0) tails.delete(environmentId)
     const key = subscriber.userKey
     const count = (perUser.get(key) ?? 1) - 1
@@ -196,33 +298,52 @@ export function createChangeFeed(deps: {
       finish(subscriber)
       return false
     }
-    if (
-      scope.administrator !== subscriber.scope.administrator ||
-      scope.groups.join() !== subscriber.scope.groups.join()
-    ) {
-      subscriber.matcher = Subscriber.matcherOf(subscriber.request.filter, scope)
-    }
+    if (subscriber.closed) return false
     subscriber.scope = scope
-    return !subscriber.closed
+    const { request } = subscriber
+    const tail = tails.get(request.definition._environmentId)
+    if (tail && viewKey(request.definition._id, scope, request.filter, request.projection) !== subscriber.view.key) {
+      leaveView(tail, subscriber.view)
+      subscriber.view = joinView(tail, request, scope)
+    }
+    return true
   }
 
-  /** Sends what waits, one event at a time as the reader takes them, the caller re-checked when due. */
+  /**
+   * Sends what waits in one write (one socket write per subscriber per read of the log, not one per event), the
+   * caller re-checked first when due; then waits for a reader that is behind.
+   */
   async function flush(subscriber: Subscriber): Promise<void> {
     if (subscriber.flushing || subscriber.closed) return
     subscriber.flushing = true
     const { sink, definition } = subscriber.request
-    const account = { id: definition._environmentId, queueLimit: limits.workQueueLimit }
     try {
       while (!subscriber.closed && (subscriber.needsCheck || subscriber.queue.length > 0)) {
         if (subscriber.needsCheck || clock() - subscriber.checkedAt >= limits.recheckMs) {
           if (!(await check(subscriber))) return
         }
-        // A check comes before the event it was due for, which follows it (a heartbeat's has none).
-        const entry = subscriber.queue.shift()
-        if (!entry) continue
-        // Matching and serializing for a subscriber is its environment's work, shared as any other.
-        const text = runAccounted(account, () => subscriber.render(entry))
-        if (text !== undefined && !sink.write(text)) await sink.drained()
+        // A check comes before the events it was due for, which follow it (a heartbeat's has none).
+        const { view } = subscriber
+        let text = ''
+        let last = false
+        for (const pending of subscriber.queue.splice(0)) {
+          // Rendered for a view the check replaced (the caller's access changed): rendered again for the new one.
+          const run =
+            pending.view === view
+              ? pending
+              : renderRun(view, pending.entries, (entry) =>
+                  runAccounted(accountOf(definition._environmentId), () => view.render(entry)),
+                )
+          text += run.text
+          last ||= run.last
+        }
+        subscriber.queued = 0
+        if (last) return finish(subscriber, text || undefined)
+        if (text.length > 0 && !sink.write(text)) {
+          subscriber.behind = true
+          await sink.drained()
+          subscriber.behind = false
+        }
       }
     } catch (error) {
       logger.warn({ err: error }, 'a change feed subscriber failed')
@@ -232,19 +353,51 @@ export function createChangeFeed(deps: {
     }
   }
 
-  function offer(subscriber: Subscriber, entry: ChangeRecord): void {
-    subscriber.position = entry.seq
-    if (entry.definitionId !== subscriber.request.definition._id) return
-    if (entry.target === 'definition') {
-      if (entry.operation === 'delete') finish(subscriber)
-      return
+  /**
+   * The entries of one read of the log, from the `start`th, for `view`: rendered once per view and start (most
+   * subscribers of a view are at the same position), each entry once per view.
+   */
+  function renderer(entries: readonly ChangeRecord[]) {
+    const texts = new Map<View, Map<number, string | undefined>>()
+    const runs = new Map<View, Map<number, Pending>>()
+    return (view: View, start: number): Pending => {
+      const runsOfView = runs.get(view) ?? new Map<number, Pending>()
+      runs.set(view, runsOfView)
+      const known = runsOfView.get(start)
+      if (known) return known
+      const textsOfView = texts.get(view) ?? new Map<number, string | undefined>()
+      texts.set(view, textsOfView)
+      const run = renderRun(view, entries.slice(start), (entry) => {
+        const index = entry.seq - (entries[0]?.seq ?? 0)
+        if (textsOfView.has(index)) return textsOfView.get(index)
+        // Matching and serializing for a view is its environment's work, shared as any other.
+        const text = runAccounted(accountOf(entry.environmentId), () => view.render(entry))
+        textsOfView.set(index, text)
+        return text
+      })
+      runsOfView.set(start, run)
+      return run
     }
-    subscriber.queue.push(entry)
-    if (subscriber.queue.length > limits.buffer) finish(subscriber, RESUME_EVENT)
-    else void flush(subscriber)
   }
 
-  /** Reads the log past the lowest position of `environmentId`'s subscribers and offers each entry on. */
+  /** Queues what `subscriber` has not read of `entries` (its position is within them or just before). */
+  function offer(subscriber: Subscriber, entries: readonly ChangeRecord[], render: ReturnType<typeof renderer>) {
+    const first = entries[0]
+    const latest = entries.at(-1)
+    if (!first || !latest || subscriber.position >= latest.seq) return
+    const run = render(subscriber.view, subscriber.position - first.seq + 1)
+    subscriber.position = latest.seq
+    if (run.events === 0 && !run.last) return
+    subscriber.queue.push(run)
+    subscriber.queued += run.events
+    // A reader keeping up has at most a read of the log waiting; one that is behind has `buffer` at most.
+    if (subscriber.behind && subscriber.queued > limits.buffer) finish(subscriber, RESUME_EVENT)
+  }
+
+  /**
+   * Reads the log past the lowest position of `environmentId`'s subscribers, offers each entry on, then flushes
+   * each subscriber once; the event loop gets a turn every `CHUNK` subscribers, so a fan-out never holds up writes.
+   */
   async function pump(environmentId: string): Promise<void> {
     const tail = tails.get(environmentId)
     if (!tail) return
@@ -255,6 +408,9 @@ export function createChangeFeed(deps: {
     tail.running = true
     try {
       do {
+        const wait = tail.readAt + READ_INTERVAL_MS - clock()
+        if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait))
+        tail.readAt = clock()
         tail.again = false
         for (;;) {
           const open = [...tail.subscribers].filter((subscriber) => !subscriber.closed)
@@ -266,10 +422,15 @@ export function createChangeFeed(deps: {
           // Entries are numbered without gaps: a gap is entries swept before these subscribers read them. They
           // end, and their resume answers 410.
           for (const subscriber of open) if (subscriber.position < first.seq - 1) finish(subscriber)
-          for (const entry of entries) {
-            for (const subscriber of open) {
-              if (!subscriber.closed && subscriber.position < entry.seq) offer(subscriber, entry)
-            }
+          const render = renderer(entries)
+          let work = 0
+          for (const subscriber of open) {
+            if (!subscriber.closed) offer(subscriber, entries, render)
+            if (++work % CHUNK === 0) await yieldToLoop()
+          }
+          for (const subscriber of open) {
+            if (subscriber.queue.length > 0) void flush(subscriber)
+            if (++work % CHUNK === 0) await yieldToLoop()
           }
           if (entries.length < BATCH) break
         }
@@ -301,7 +462,13 @@ export function createChangeFeed(deps: {
         if (after < latest && (oldest === undefined || oldest > after + 1)) throw expired()
       }
       // Counted at once after the checks above: no await between the cap and the count.
-      const tail = tails.get(environmentId) ?? { subscribers: new Set<Subscriber>(), running: false, again: false }
+      const tail = tails.get(environmentId) ?? {
+        subscribers: new Set<Subscriber>(),
+        views: new Map<string, View>(),
+        running: false,
+        again: false,
+        readAt: 0,
+      }
       const userKey = `${environmentId}\0${scope.userId}`
       const mine = perUser.get(userKey) ?? 0
       if (tail.subscribers.size >= limits.perEnvironment || mine >= limits.perUser) {
@@ -312,7 +479,7 @@ export function createChangeFeed(deps: {
           'Too many live views are open; close one and try again',
         )
       }
-      const subscriber = new Subscriber(request, after, clock())
+      const subscriber = new Subscriber(request, joinView(tail, request, scope), after, clock())
       tails.set(environmentId, tail)
       tail.subscribers.add(subscriber)
       perUser.set(userKey, mine + 1)
@@ -322,7 +489,14 @@ export function createChangeFeed(deps: {
     },
 
     notify(environmentId) {
-      void pump(environmentId)
+      // The write that notifies answers first: its commit is done, the fan-out is no part of it.
+      if (notified.size === 0) {
+        setImmediate(() => {
+          for (const notifiedId of notified) void pump(notifiedId)
+          notified.clear()
+        })
+      }
+      notified.add(environmentId)
     },
 
     poll() {

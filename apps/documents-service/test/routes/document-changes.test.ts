@@ -92,6 +92,37 @@ t.test('a member never receives what it could not GET, and a delete when access 
   sales.close()
 })
 
+t.test('subscribers of one view all receive every event in order; other rights their own _permissions', async (t) => {
+  const built = await world(t, { config: { QUIRE_CHANGE_FEED_PER_USER: 20 } })
+  const { server, as, base, ddId } = built
+  const admins = await Promise.all(Array.from({ length: 20 }, () => open(base, ddId, as.admin)))
+  const member = await open(base, ddId, as.member)
+  const sales = await open(base, ddId, as.sales)
+  const operations = Array.from({ length: 30 }, (_, n) => ({ op: 'create', body: { n } }))
+  const bulk = await write(built, ddId, 'POST', '/bulk', { operations })
+  t.equal(bulk.statusCode, 200)
+  const shared = await createDocument(server, as.admin, ddId, { n: 30, accessGroups: ['sales'] })
+
+  const expected = Array.from({ length: 31 }, (_, n) => `create:${n}`)
+  const received = await Promise.all(admins.map((reader) => reader.next(31)))
+  for (const events of received) t.same(summary(events), expected)
+  t.same(
+    new Set(received.map((events) => events.map((event) => event.id).join())).size,
+    1,
+    'every subscriber of the view has the same event ids',
+  )
+  // The sales document as each one's own GET answers it: `_permissions` are the subscriber's.
+  const adminView = (received[0]?.[30] as Event | undefined)?.data.document
+  t.same(adminView, await getDocument(server, as.admin, ddId, shared._id))
+  const salesView = ((await sales.next(31)) as Event[])[30]?.data.document
+  t.same(salesView, await getDocument(server, as.sales, ddId, shared._id))
+  t.not(JSON.stringify(adminView?._permissions), JSON.stringify(salesView?._permissions), 'each its own _permissions')
+  // In order: had the sales document reached the member, it would come before this one.
+  await createDocument(server, as.admin, ddId, { n: 31 })
+  t.same(summary(await member.next(31)), [...expected.slice(0, 30), 'create:31'], 'the member never sees it')
+  for (const reader of [...admins, member, sales]) reader.close()
+})
+
 t.test('Last-Event-ID resumes without loss or duplicates; unknown and expired ids are refused', async (t) => {
   const built = await world(t, { config: { QUIRE_CHANGE_LOG_MAX_ENTRIES: 100 } })
   const { server, as, base, ddId } = built
