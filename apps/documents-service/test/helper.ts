@@ -126,7 +126,14 @@ export async function build(
     sales: headers(await tokenOf({ [ENV_A]: { groups: ['sales'] } }), ENV_A),
     outsider: headers(await tokenOf({ [ENV_B]: {} }), ENV_A),
   }
-  const full = Value.Default(DocumentsConfigSchema, { ...config, QUIRE_UPLOAD_DIR: uploadDir }) as DocumentsConfig
+  // A run's CPU is the time its guest code runs, and test files share two cores: ample script limits unless a test
+  // sets its own, so a descheduled worker is not a failed action.
+  const roomy = { QUIRE_SCRIPT_CPU_MS: 1_000, QUIRE_SCRIPT_WALL_MS: 60_000 }
+  const full = Value.Default(DocumentsConfigSchema, {
+    ...roomy,
+    ...config,
+    QUIRE_UPLOAD_DIR: uploadDir,
+  }) as DocumentsConfig
   const server = createServer({ logLevel: 'silent' })
   prepare?.(server)
   const given = keyChoice === 'pair' ? keys : { publicKey: keys.publicKey }
