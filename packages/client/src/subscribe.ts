@@ -100,14 +100,34 @@ export function subscribe(
       },
     })
     const decoder = new TextDecoder()
-    for await (const chunk of response.body) {
-      parser.feed(decoder.decode(chunk, { stream: true }))
-      for (const change of changes.splice(0)) {
-        await onEvent(change)
-        lastEventId = change.id
+    // A reader rather than `for await`: browsers without async iteration of streams (Safari) read it too.
+    const reader = response.body.getReader()
+    try {
+      for (let read = await reader.read(); !read.done; read = await reader.read()) {
+        parser.feed(decoder.decode(read.value, { stream: true }))
+        for (const change of changes.splice(0)) {
+          await onEvent(change)
+          lastEventId = change.id
+        }
       }
+    } finally {
+      reader.releaseLock()
     }
   }
+
+  /** The pause before reconnecting; `close` ends it at once, so `done` settles without waiting it out. */
+  const pause = () =>
+    new Promise<void>((resolve) => {
+      const stop = () => {
+        clearTimeout(timer)
+        resolve()
+      }
+      const timer = setTimeout(() => {
+        aborter.signal.removeEventListener('abort', stop)
+        resolve()
+      }, retryMs)
+      aborter.signal.addEventListener('abort', stop, { once: true })
+    })
 
   async function run(): Promise<void> {
     while (!aborter.signal.aborted) {
@@ -119,7 +139,7 @@ export function subscribe(
         // A network failure: try again, as after the stream ended.
       }
       if (aborter.signal.aborted) return
-      await new Promise((resolve) => setTimeout(resolve, retryMs))
+      await pause()
     }
   }
 
