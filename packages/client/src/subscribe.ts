@@ -16,6 +16,11 @@ export interface SubscribeOptions {
   fields?: Record<string, 0 | 1>
   /** Resume after this event (the `id` of the last change handled, kept across runs). */
   lastEventId?: string
+  /**
+   * Called each time a connection is answered and streaming: from then on no change is missed. A page that read
+   * its data before the first one reads again, for what changed in between.
+   */
+  onOpen?: () => void
 }
 
 export interface Subscription {
@@ -91,6 +96,7 @@ export function subscribe(
       if (!retryable(response.status)) throw new SubscriptionRefused(response.status, body)
       return
     }
+    options.onOpen?.()
     const changes: Change[] = []
     const parser = createParser({
       onRetry: (ms) => (retryMs = ms),

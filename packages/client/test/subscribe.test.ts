@@ -59,7 +59,12 @@ t.test('changes come in order; a reconnection resumes after the last with a fres
     return globalThis.fetch(request)
   }
   const { enough, onEvent } = collector(3)
-  const subscription = createQuireClient({ baseUrl, fetch }).subscribe('tasks', { query: { done: false } }, onEvent)
+  let opened = 0
+  const subscription = createQuireClient({ baseUrl, fetch }).subscribe(
+    'tasks',
+    { query: { done: false }, onOpen: () => opened++ },
+    onEvent,
+  )
   const changes = await enough
   subscription.close()
   await subscription.done
@@ -82,6 +87,7 @@ t.test('changes come in order; a reconnection resumes after the last with a fres
     ['Bearer token-1', 'Bearer token-2'],
     'each connection asks the fetch again',
   )
+  t.equal(opened, 2, 'onOpen is told of each connection')
 })
 
 t.test('close ends the pause before a reconnection at once', async (t) => {
