@@ -104,13 +104,19 @@ t.test('a delete of the open document says so', async (t) => {
 
 t.test('the stream stops when the page is left and at sign-out', async () => {
   await page.goto('/console/definitions/tasks/documents')
-  await page.getByTestId('live').filter({ hasText: /^Live$/ }).waitFor()
+  await page
+    .getByTestId('live')
+    .filter({ hasText: /^Live$/ })
+    .waitFor()
   const left = page.waitForEvent('requestfailed', (request) => isStream(request.url()))
   await page.getByRole('link', { name: '← Definitions' }).click()
   await left
 
   await page.goto('/console/definitions/tasks/documents')
-  await page.getByTestId('live').filter({ hasText: /^Live$/ }).waitFor()
+  await page
+    .getByTestId('live')
+    .filter({ hasText: /^Live$/ })
+    .waitFor()
   const signedOut = page.waitForEvent('requestfailed', (request) => isStream(request.url()))
   await page.getByRole('button', { name: 'Sign out' }).click()
   await signedOut

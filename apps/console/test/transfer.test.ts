@@ -87,7 +87,9 @@ t.test('a 401 during an export or an import renews the session silently and retr
   t.teardown(() => page.off('response', seen))
   const download = page.waitForEvent('download')
   await page.getByRole('button', { name: 'Export NDJSON' }).click()
-  const lines = readFileSync((await (await download).path())!, 'utf8').trimEnd().split('\n')
+  const lines = readFileSync((await (await download).path())!, 'utf8')
+    .trimEnd()
+    .split('\n')
   t.equal(lines.length, books.length, 'the export came after the renewal')
   t.not(await storedToken(), 'expired.expired.expired', 'the session was renewed')
 
