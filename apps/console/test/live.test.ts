@@ -102,6 +102,37 @@ t.test('a delete of the open document says so', async (t) => {
   t.ok(await page.getByRole('button', { name: 'Save document' }).isDisabled())
 })
 
+t.test('a stream opened with an expired token renews the session and follows on', async (t) => {
+  const SESSION = 'quire.console.session'
+  await page.goto('/console/definitions')
+  await page.getByRole('heading', { name: 'Definitions' }).waitFor()
+  await page.evaluate((key) => {
+    const stored = JSON.parse(localStorage.getItem(key) ?? '{}') as Record<string, unknown>
+    localStorage.setItem(key, JSON.stringify({ ...stored, token: 'expired.expired.expired' }))
+  }, SESSION)
+  const streams: number[] = []
+  const seen = (response: { url(): string; status(): number }) => {
+    if (isStream(response.url())) streams.push(response.status())
+  }
+  page.on('response', seen)
+  t.teardown(() => page.off('response', seen))
+  await page.goto('/console/definitions/tasks/documents?query=%7B%22title%22%3A%22renewed%22%7D')
+  await page
+    .getByTestId('live')
+    .filter({ hasText: /^Live$/ })
+    .waitFor()
+  const first = await create('renewed')
+  await page.getByRole('link', { name: first._id }).waitFor()
+  const second = await create('renewed')
+  await page.getByRole('link', { name: second._id }).waitFor()
+  t.equal(streams.at(-1), 200, 'the stream is open with the renewed token')
+  t.notOk(
+    await page.evaluate((key) => localStorage.getItem(key)?.includes('expired.expired'), SESSION),
+    'the session was renewed',
+  )
+  t.equal(await page.getByRole('alert').count(), 0, 'no error, no sign-in asked')
+})
+
 t.test('the stream stops when the page is left and at sign-out', async () => {
   await page.goto('/console/definitions/tasks/documents')
   await page
