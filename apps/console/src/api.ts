@@ -242,8 +242,8 @@ export async function ok<T>(pending: Promise<{ data?: T; error?: unknown; respon
 }
 
 /**
- * The untyped path, for calls whose paths are built at run time and whose answers the views type themselves.
- * It goes through the same `apiFetch`, so the renewal and the errors are the same.
+ * The untyped path (`call`, `raw`), still used by the views not yet moved to `quire` (transfer, live and the
+ * document save are): the same `apiFetch`, so the renewal and the errors are the same either way.
  */
 async function send(method: string, path: string, body: unknown): Promise<unknown> {
   const res = await apiFetch(
