@@ -243,7 +243,7 @@ export async function ok<T>(pending: Promise<{ data?: T; error?: unknown; respon
 
 /**
  * The untyped path (`call`, `raw`), still used by the views not yet moved to `quire` (transfer, live and the
- * document save are): the same `apiFetch`, so the renewal and the errors are the same either way.
+ * document editor are): the same `apiFetch`, so the renewal and the errors are the same either way.
  */
 async function send(method: string, path: string, body: unknown): Promise<unknown> {
   const res = await apiFetch(

@@ -1,5 +1,5 @@
 import { useEffect, useRef, useState } from 'preact/hooks'
-import { ApiError, call, ok, q, quire, raw } from '../api.js'
+import { ApiError, call, ok, q, quire } from '../api.js'
 import { useChanges } from '../live.js'
 import { guardLeaving, Link, navigate } from '../router.js'
 import { ConfirmButton, ErrorText, messageOf, Notice, Title, useAction, useLoad } from '../ui.js'
@@ -46,10 +46,15 @@ const detailOf = (error: unknown) =>
   error instanceof ApiError ? error.description.replace(/^body\/[^:]*:\s*/, '') : messageOf(error)
 
 export function DocumentEditor({ dd, id }: { dd: string; id: string }) {
-  const core = `/api/v2/document-definitions/${q(dd)}/documents`
   const isNew = id === 'new'
   const definition = useLoad(() => call<Definition>('GET', `/api/v2/document-definitions/${q(dd)}`), [dd])
-  const loaded = useLoad(() => (isNew ? Promise.resolve(null) : raw<Doc>('GET', `${core}/${q(id)}`)), [dd, id])
+  const read = (documentId: string) =>
+    ok(
+      quire.GET('/api/v2/document-definitions/{ddId}/documents/{id}', {
+        params: { path: { ddId: dd, id: documentId } },
+      }),
+    ) as Promise<Doc>
+  const loaded = useLoad(() => (isNew ? Promise.resolve(null) : read(id)), [dd, id])
   const [doc, setDoc] = useState<Doc | null>(null)
   const [text, setText] = useState('{}')
   const [externalId, setExternalId] = useState('')
@@ -100,7 +105,7 @@ export function DocumentEditor({ dd, id }: { dd: string; id: string }) {
       // Maybe missed: read it again, and compare as if the feed had told it.
       const before = told.current
       const tell = (news: Doc | 'deleted') => before === told.current && setRemote(news)
-      raw<Doc>('GET', `${core}/${q(openId)}`).then(tell, (error: unknown) => {
+      read(openId).then(tell, (error: unknown) => {
         if (error instanceof ApiError && error.status === 404) tell('deleted')
       })
     } else if (change._id === openId) {
@@ -139,7 +144,9 @@ export function DocumentEditor({ dd, id }: { dd: string; id: string }) {
       if (externalId) body.externalId = externalId
       for (const name of attachmentFields) if (doc?.[name] !== undefined) body[name] = doc[name]
       if (isNew) {
-        const created = await call<Doc>('POST', `${core}/new`, body)
+        const { data: created } = await ok(
+          quire.POST('/api/v2/document-definitions/{ddId}/documents/new', { params: { path: { ddId: dd } }, body }),
+        )
         setBaseline({ text, externalId })
         navigate(`/definitions/${q(dd)}/documents/${q(created._id)}`, { force: true })
         return
@@ -161,7 +168,11 @@ export function DocumentEditor({ dd, id }: { dd: string; id: string }) {
   }
   const remove = () =>
     action.run(async () => {
-      await call('DELETE', `${core}/${q(doc?._id ?? id)}`)
+      await ok(
+        quire.DELETE('/api/v2/document-definitions/{ddId}/documents/{id}', {
+          params: { path: { ddId: dd, id: doc?._id ?? id } },
+        }),
+      )
       navigate(`/definitions/${q(dd)}/documents`, { force: true })
     })
 
@@ -294,7 +305,7 @@ export function DocumentEditor({ dd, id }: { dd: string; id: string }) {
             dd={dd}
             documentId={doc._id}
             actions={definition.value?.actions ?? []}
-            onRan={async () => show(await raw<Doc>('GET', `${core}/${q(doc._id)}`))}
+            onRan={async () => show(await read(doc._id))}
           />
           <Attachments dd={dd} document={doc} declared={attachmentFields} onChange={show} />
         </>
