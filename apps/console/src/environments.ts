@@ -1,6 +1,6 @@
 import { useEffect, useState } from 'preact/hooks'
 import { call } from './api.js'
-import type { operations } from './wire.js'
+import type { operations } from '@quire/client'
 
 export type Environment =
   operations['listEnvironments']['responses'][200]['content']['application/json']['data'][number]

@@ -62,6 +62,8 @@ t.test('deactivate after a question naming the environment, then reactivate', as
   t.equal((await environments()).find((env) => env._id === 'staging')?.active, false)
   await row('staging').getByRole('button', { name: 'Reactivate' }).click()
   await page.getByText('Environment staging reactivated.').waitFor()
+  // The row is drawn again from the reloaded list: its buttons move, so the next click waits for it.
+  await row('staging').getByRole('button', { name: 'Deactivate' }).waitFor()
   t.equal((await environments()).find((env) => env._id === 'staging')?.active, true)
 })
 

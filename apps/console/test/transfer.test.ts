@@ -65,7 +65,54 @@ t.test('a CSV file is imported and the summary shows what was refused', async (t
   )
 })
 
+const SESSION = 'quire.console.session'
+/** What an hour-old access token meets: the API answers 401, and the console must renew and retry. */
+const expireToken = () =>
+  page.evaluate((key) => {
+    const stored = JSON.parse(localStorage.getItem(key) ?? '{}') as Record<string, unknown>
+    localStorage.setItem(key, JSON.stringify({ ...stored, token: 'expired.expired.expired' }))
+  }, SESSION)
+const storedToken = () =>
+  page.evaluate((key) => (JSON.parse(localStorage.getItem(key) ?? '{}') as { token?: string }).token, SESSION)
+
+t.test('a 401 during an export or an import renews the session silently and retries once', async (t) => {
+  await page.goto('/console/definitions/books/transfer')
+  await page.getByRole('heading', { name: 'Import and export: books' }).waitFor()
+  await expireToken()
+  const answers: number[] = []
+  const seen = (response: { url(): string; status(): number }) => {
+    if (/\/documents\/(export|import)/.test(response.url())) answers.push(response.status())
+  }
+  page.on('response', seen)
+  t.teardown(() => page.off('response', seen))
+  const download = page.waitForEvent('download')
+  await page.getByRole('button', { name: 'Export NDJSON' }).click()
+  const lines = readFileSync((await (await download).path())!, 'utf8')
+    .trimEnd()
+    .split('\n')
+  t.equal(lines.length, books.length, 'the export came after the renewal')
+  t.not(await storedToken(), 'expired.expired.expired', 'the session was renewed')
+
+  await page.goto('/console/definitions/shelf/transfer')
+  await page.getByRole('heading', { name: 'Import and export: shelf' }).waitFor()
+  await expireToken()
+  const file = join(t.testdir(), 'more.ndjson')
+  writeFileSync(file, '{"title":"Kindred","price":3}\n{"title":"Rebecca","price":4}\n')
+  await page.getByLabel('File to import').setInputFiles(file)
+  await page.getByRole('button', { name: 'Import', exact: true }).click()
+  await page.getByText('2 created, 0 failed').waitFor()
+  t.not(await storedToken(), 'expired.expired.expired', 'renewed again')
+  t.same(answers, [401, 200, 401, 200], 'each refused once, then sent again once with the new token')
+  t.equal(await page.getByRole('alert').count(), 0, 'no error shown, no sign-in asked')
+  const kindred = await c.api<unknown[]>(
+    'GET',
+    `/api/v2/document-definitions/shelf/documents?query=${encodeURIComponent('{"title":"Kindred"}')}`,
+  )
+  t.equal(kindred.length, 1, 'the file was imported once, not twice')
+})
+
 t.test('an export the API refuses shows why', async (t) => {
+  await page.goto('/console/definitions/shelf/transfer')
   await page.getByLabel('Query (JSON)').fill('{"$where": "1"}')
   await page.getByRole('button', { name: 'Export JSON' }).click()
   await page.getByRole('alert').waitFor()

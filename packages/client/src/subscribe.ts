@@ -16,6 +16,11 @@ export interface SubscribeOptions {
   fields?: Record<string, 0 | 1>
   /** Resume after this event (the `id` of the last change handled, kept across runs). */
   lastEventId?: string
+  /**
+   * Called each time a connection is answered and streaming: from then on no change is missed. A page that read
+   * its data before the first one reads again, for what changed in between.
+   */
+  onOpen?: () => void
 }
 
 export interface Subscription {
@@ -91,6 +96,7 @@ export function subscribe(
       if (!retryable(response.status)) throw new SubscriptionRefused(response.status, body)
       return
     }
+    options.onOpen?.()
     const changes: Change[] = []
     const parser = createParser({
       onRetry: (ms) => (retryMs = ms),
@@ -100,14 +106,34 @@ export function subscribe(
       },
     })
     const decoder = new TextDecoder()
-    for await (const chunk of response.body) {
-      parser.feed(decoder.decode(chunk, { stream: true }))
-      for (const change of changes.splice(0)) {
-        await onEvent(change)
-        lastEventId = change.id
+    // A reader rather than `for await`: browsers without async iteration of streams (Safari) read it too.
+    const reader = response.body.getReader()
+    try {
+      for (let read = await reader.read(); !read.done; read = await reader.read()) {
+        parser.feed(decoder.decode(read.value, { stream: true }))
+        for (const change of changes.splice(0)) {
+          await onEvent(change)
+          lastEventId = change.id
+        }
       }
+    } finally {
+      reader.releaseLock()
     }
   }
+
+  /** The pause before reconnecting; `close` ends it at once, so `done` settles without waiting it out. */
+  const pause = () =>
+    new Promise<void>((resolve) => {
+      const stop = () => {
+        clearTimeout(timer)
+        resolve()
+      }
+      const timer = setTimeout(() => {
+        aborter.signal.removeEventListener('abort', stop)
+        resolve()
+      }, retryMs)
+      aborter.signal.addEventListener('abort', stop, { once: true })
+    })
 
   async function run(): Promise<void> {
     while (!aborter.signal.aborted) {
@@ -119,7 +145,7 @@ export function subscribe(
         // A network failure: try again, as after the stream ended.
       }
       if (aborter.signal.aborted) return
-      await new Promise((resolve) => setTimeout(resolve, retryMs))
+      await pause()
     }
   }
 

@@ -1,108 +1,119 @@
+// The subscription's own rules against a bare SSE server (the real stream is tested end to end in
+// packages/client-e2e): what a browser needs of it, reading with a stream reader, resuming with Last-Event-ID,
+// asking its fetch again at each connection, and stopping at once.
 import t from 'tap'
-import { app, ConfigSchema, upstreamsFrom } from '@quire/gateway'
-import { createServer, loadConfig } from '@quire/service-kit'
-import { testResources } from '@quire/testing'
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http'
+import type { AddressInfo } from 'node:net'
 import { createQuireClient, SubscriptionRefused, type Change } from '../src/index.js'
 
-const ADMIN = { username: 'admin', password: 'correct horse battery' }
+type Handler = (request: IncomingMessage, response: ServerResponse) => void
 
-/** Changes as they arrive, and a way to wait for the n-th. */
-function collector() {
+/** A server answering its n-th request with `handlers[n]`; the requests it saw, in order. */
+async function serve(t: { teardown(fn: () => void): void }, handlers: Handler[]) {
+  const requests: IncomingMessage[] = []
+  const server = createServer((request, response) => {
+    requests.push(request)
+    const handler = handlers[requests.length - 1]
+    if (handler) handler(request, response)
+    else response.writeHead(200, { 'content-type': 'text/event-stream' }).write(': idle\n\n')
+  })
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+  t.teardown(() => {
+    server.closeAllConnections()
+    server.close()
+  })
+  return { baseUrl: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, requests }
+}
+
+const stream = (response: ServerResponse, text: string) =>
+  response.writeHead(200, { 'content-type': 'text/event-stream' }).end(text)
+
+const created = (id: string, _id: string) =>
+  `id: ${id}\nevent: create\ndata: ${JSON.stringify({ _id, operation: 'create', document: { _id } })}\n\n`
+
+/** Resolves with the changes once `count` have come. */
+function collector(count: number) {
   const changes: Change[] = []
-  let wake: () => void = () => undefined
+  let wake: (changes: Change[]) => void = () => undefined
+  const enough = new Promise<Change[]>((resolve) => (wake = resolve))
   return {
-    changes,
+    enough,
     onEvent: (change: Change) => {
       changes.push(change)
-      wake()
-    },
-    async next(count: number): Promise<Change[]> {
-      while (changes.length < count) await new Promise<void>((resolve) => (wake = resolve))
-      return changes.slice(0, count)
+      if (changes.length === count) wake(changes)
     },
   }
 }
 
-t.test('subscribe delivers changes in order and resumes from the last id', async (t) => {
-  const resources = await testResources(t)
-  const config = loadConfig(ConfigSchema, {
-    QUIRE_DATA_DIR: resources.dataDir,
-    QUIRE_ADMIN_USERNAME: ADMIN.username,
-    QUIRE_ADMIN_PASSWORD: ADMIN.password,
-  })
-  const server = createServer({ logLevel: 'silent' })
-  await server.register(app, { config, upstreams: upstreamsFrom(config), local: resources })
-  t.teardown(() => server.close())
-  const baseUrl = await server.listen({ port: 0, host: '127.0.0.1' })
-  const login = await createQuireClient({ baseUrl }).POST('/auth/login', { body: ADMIN })
-  const client = createQuireClient({ baseUrl, token: login.data?.data.accessToken, environmentId: 'default' })
-  const definition = await client.POST('/api/v2/document-definitions', { body: { name: 'tasks' } })
-  const ddId = definition.data?.data._id ?? ''
-  const create = (n: number) =>
-    client.POST('/api/v2/document-definitions/{ddId}/documents/new', { params: { path: { ddId } }, body: { n } })
-
-  const first = collector()
-  const subscription = client.subscribe(ddId, { fields: { n: 1 } }, first.onEvent)
-  // The first creates can race the subscription's opening: created until one is seen.
-  const created: number[] = []
-  for (let n = 1; first.changes.length === 0; n++) {
-    await create(n)
-    created.push(n)
-    await Promise.race([first.next(1), new Promise((resolve) => setImmediate(resolve))])
+t.test('changes come in order; a reconnection resumes after the last with a fresh fetch', async (t) => {
+  const { baseUrl, requests } = await serve(t, [
+    // `retry: 0`: reconnect at once, as the server may say.
+    (_, response) => stream(response, `retry: 0\n\n${created('e1', 'a')}: heartbeat\n\n${created('e2', 'b')}`),
+    (_, response) => stream(response, `event: delete\nid: e3\ndata: {"_id":"a","operation":"delete"}\n\n`),
+  ])
+  let calls = 0
+  // The console's fetch: it adds the token current at each call, so a renewed session is used on reconnection.
+  const fetch = (request: Request) => {
+    calls++
+    request.headers.set('authorization', `Bearer token-${calls}`)
+    return globalThis.fetch(request)
   }
+  const { enough, onEvent } = collector(3)
+  let opened = 0
+  const subscription = createQuireClient({ baseUrl, fetch }).subscribe(
+    'tasks',
+    { query: { done: false }, onOpen: () => opened++ },
+    onEvent,
+  )
+  const changes = await enough
   subscription.close()
   await subscription.done
-  t.equal(subscription.lastEventId, first.changes.at(-1)?.id, 'lastEventId is the last change handled')
 
-  await create(100)
-  created.push(100)
-  const second = collector()
-  const resumed = client.subscribe(ddId, { lastEventId: subscription.lastEventId }, second.onEvent)
-  while (!second.changes.some((change) => change.operation === 'create' && change.document.n === 100)) {
-    await second.next(second.changes.length + 1)
-  }
-  resumed.close()
-  await resumed.done
-  const seen = [...first.changes, ...second.changes].map((change) =>
-    change.operation === 'create' ? Number(change.document.n) : 0,
+  t.same(
+    changes.map(({ id, operation, _id }) => [id, operation, _id]),
+    [
+      ['e1', 'create', 'a'],
+      ['e2', 'create', 'b'],
+      ['e3', 'delete', 'a'],
+    ],
   )
-  // Those created before the first subscription opened are not its; every later one is seen once, in order.
-  t.same(seen, created.slice(created.indexOf(seen[0] ?? 0)), 'every change once, in order, across the two')
-
-  const refused = client.subscribe('no-such-definition', {}, () => undefined)
-  await t.rejects(refused.done, SubscriptionRefused, 'a refusal ends the subscription')
-  await refused.done.catch((error: SubscriptionRefused) => t.equal(error.status, 404))
+  t.equal(subscription.lastEventId, 'e3')
+  t.equal(requests[0]?.url, '/api/v2/document-definitions/tasks/documents/changes?query=%7B%22done%22%3Afalse%7D')
+  t.equal(requests[0]?.headers.accept, 'text/event-stream')
+  t.equal(requests[0]?.headers['last-event-id'], undefined, 'the first connection starts from now')
+  t.equal(requests[1]?.headers['last-event-id'], 'e2', 'the second resumes after the last change handled')
+  t.same(
+    requests.slice(0, 2).map((request) => request.headers.authorization),
+    ['Bearer token-1', 'Bearer token-2'],
+    'each connection asks the fetch again',
+  )
+  t.equal(opened, 2, 'onOpen is told of each connection')
 })
 
-t.test('the stream goes through a gateway that proxies the documents service, unbuffered', async (t) => {
-  const resources = await testResources(t)
-  const started = async (env: Record<string, string>) => {
-    const config = loadConfig(ConfigSchema, { QUIRE_DATA_DIR: resources.dataDir, ...env })
-    const server = createServer({ logLevel: 'silent' })
-    await server.register(app, { config, upstreams: upstreamsFrom(config), local: resources })
-    t.teardown(() => server.close())
-    return server.listen({ port: 0, host: '127.0.0.1' })
-  }
-  const documents = await started({ QUIRE_ADMIN_USERNAME: ADMIN.username, QUIRE_ADMIN_PASSWORD: ADMIN.password })
-  const baseUrl = await started({ QUIRE_DOCUMENTS_URL: documents })
-  const login = await createQuireClient({ baseUrl }).POST('/auth/login', { body: ADMIN })
-  const token = login.data?.data.accessToken ?? ''
-  const client = createQuireClient({ baseUrl, token, environmentId: 'default' })
-  const definition = await client.POST('/api/v2/document-definitions', { body: { name: 'tasks' } })
-  const ddId = definition.data?.data._id ?? ''
+t.test('close ends the pause before a reconnection at once', async (t) => {
+  const { baseUrl } = await serve(t, [(_, response) => stream(response, `retry: 3600000\n\n${created('e1', 'a')}`)])
+  const { enough, onEvent } = collector(1)
+  const subscription = createQuireClient({ baseUrl }).subscribe('tasks', {}, onEvent)
+  await enough
+  subscription.close()
+  // With an hour's `retry`, only close ending the pause lets `done` settle within the test's timeout.
+  await subscription.done
+  t.equal(subscription.lastEventId, 'e1')
+})
 
-  const response = await fetch(`${baseUrl}/api/v2/document-definitions/${ddId}/documents/changes`, {
-    headers: { authorization: `Bearer ${token}`, 'environment-id': 'default', accept: 'text/event-stream' },
-  })
-  t.equal(response.status, 200)
-  t.match(response.headers.get('content-type'), /^text\/event-stream/)
-  t.equal(response.headers.get('cache-control'), 'no-cache, no-transform')
-  const reader = response.body?.getReader()
-  const opening = new TextDecoder().decode((await reader?.read())?.value)
-  t.match(opening, /^retry: 2000/, 'the opening crosses the proxy before any change')
-  await client.POST('/api/v2/document-definitions/{ddId}/documents/new', { params: { path: { ddId } }, body: { n: 1 } })
-  let text = ''
-  while (!text.includes('\n\n')) text += new TextDecoder().decode((await reader?.read())?.value)
-  t.match(text, /^id: .+\nevent: create\ndata: \{"_id":/, 'a change arrives while the stream stays open')
-  await reader?.cancel()
+t.test('a refusal ends the subscription with its status and body', async (t) => {
+  const { baseUrl } = await serve(t, [
+    (_, response) =>
+      response
+        .writeHead(410, { 'content-type': 'application/json' })
+        .end(JSON.stringify({ status: 'error', error: 'resume_token_expired' })),
+  ])
+  const subscription = createQuireClient({ baseUrl }).subscribe('tasks', { lastEventId: 'old' }, () => undefined)
+  const error = await subscription.done.then(
+    () => null,
+    (error: unknown) => error,
+  )
+  t.ok(error instanceof SubscriptionRefused)
+  t.equal((error as SubscriptionRefused).status, 410)
+  t.same((error as SubscriptionRefused).body, { status: 'error', error: 'resume_token_expired' })
 })

@@ -1,6 +1,6 @@
 import { useEffect, useState } from 'preact/hooks'
 import { call, q } from '../api.js'
-import type { operations } from '../wire.js'
+import type { operations } from '@quire/client'
 import { ConfirmButton, ErrorText, formatBytes, useAction } from '../ui.js'
 import { fetchFile, upload } from './attachments.js'
 import type { Doc } from './documents.js'

@@ -1,5 +1,5 @@
 import { useState } from 'preact/hooks'
-import { call, headers, q, toError } from '../api.js'
+import { apiFetch, call, headers, q, toError } from '../api.js'
 import { ConfirmButton, ErrorText, formatBytes, Notice, useAction } from '../ui.js'
 import type { Doc } from './documents.js'
 
@@ -22,7 +22,10 @@ function attachmentFields(document: Doc, declared: string[]): [string, Attachmen
   return [...found]
 }
 
-/** XMLHttpRequest, not fetch: only it reports upload progress. */
+/**
+ * XMLHttpRequest, not fetch nor the typed client: only it reports upload progress. So a 401 here is not renewed
+ * and retried (the file would be sent twice); the session is renewed ahead of expiry anyway.
+ */
 export function upload(url: string, files: File[], onProgress: (fraction: number) => void): Promise<Doc | undefined> {
   return new Promise((resolve, reject) => {
     const xhr = new XMLHttpRequest()
@@ -49,7 +52,7 @@ export function upload(url: string, files: File[], onProgress: (fraction: number
 
 /** The bearer token rides in a header, so neither a plain link nor an `<img src>` can read a file: fetch it. */
 export async function fetchFile(url: string): Promise<Blob> {
-  const res = await fetch(url, { headers: headers() })
+  const res = await apiFetch(new Request(url))
   if (!res.ok) throw toError(res.status, await res.json().catch(() => null))
   return res.blob()
 }

@@ -1,7 +1,8 @@
-import { useEffect, useState } from 'preact/hooks'
-import { ApiError, call, q, raw } from '../api.js'
+import { useEffect, useRef, useState } from 'preact/hooks'
+import { ApiError, call, ok, q, quire } from '../api.js'
+import { useChanges } from '../live.js'
 import { guardLeaving, Link, navigate } from '../router.js'
-import { ConfirmButton, ErrorText, messageOf, Title, useAction, useLoad } from '../ui.js'
+import { ConfirmButton, ErrorText, messageOf, Notice, Title, useAction, useLoad } from '../ui.js'
 import { ManualActions } from './actions.js'
 import { AttachmentField } from './attachment-field.js'
 import { Attachments } from './attachments.js'
@@ -45,16 +46,24 @@ const detailOf = (error: unknown) =>
   error instanceof ApiError ? error.description.replace(/^body\/[^:]*:\s*/, '') : messageOf(error)
 
 export function DocumentEditor({ dd, id }: { dd: string; id: string }) {
-  const core = `/api/v2/document-definitions/${q(dd)}/documents`
   const isNew = id === 'new'
   const definition = useLoad(() => call<Definition>('GET', `/api/v2/document-definitions/${q(dd)}`), [dd])
-  const loaded = useLoad(() => (isNew ? Promise.resolve(null) : raw<Doc>('GET', `${core}/${q(id)}`)), [dd, id])
+  const read = (documentId: string) =>
+    ok(
+      quire.GET('/api/v2/document-definitions/{ddId}/documents/{id}', {
+        params: { path: { ddId: dd, id: documentId } },
+      }),
+    ) as Promise<Doc>
+  const loaded = useLoad(() => (isNew ? Promise.resolve(null) : read(id)), [dd, id])
   const [doc, setDoc] = useState<Doc | null>(null)
   const [text, setText] = useState('{}')
   const [externalId, setExternalId] = useState('')
   // What was last loaded or saved: the edit is unsaved while the text or externalId differ from it.
   const [baseline, setBaseline] = useState({ text: '{}', externalId: '' })
   const [saved, setSaved] = useState(false)
+  // The document as the change feed last told it, when it changed elsewhere: 'deleted' once it is gone.
+  const [remote, setRemote] = useState<Doc | 'deleted' | null>(null)
+  const [reloaded, setReloaded] = useState(false)
   const action = useAction()
 
   const declared = Object.entries(definition.value?.fields ?? {})
@@ -65,6 +74,8 @@ export function DocumentEditor({ dd, id }: { dd: string; id: string }) {
     setText(shown)
     setExternalId(value.externalId ?? '')
     setBaseline({ text: shown, externalId: value.externalId ?? '' })
+    // What is shown is now the version to compare the feed's next news with.
+    setRemote(null)
   }
   const dirty = text !== baseline.text || externalId !== baseline.externalId
   useEffect(() => {
@@ -85,6 +96,38 @@ export function DocumentEditor({ dd, id }: { dd: string; id: string }) {
     if (loaded.value && definition.value) show(loaded.value)
   }, [loaded.value, definition.value])
 
+  const openId = doc?._id ?? id
+  // Counts the feed's news of this document: a read started before the latest news must not undo it.
+  const told = useRef(0)
+  useChanges(dd, (change) => {
+    if (isNew) return
+    if (change === undefined) {
+      // Maybe missed: read it again, and compare as if the feed had told it.
+      const before = told.current
+      const tell = (news: Doc | 'deleted') => before === told.current && setRemote(news)
+      read(openId).then(tell, (error: unknown) => {
+        if (error instanceof ApiError && error.status === 404) tell('deleted')
+      })
+    } else if (change._id === openId) {
+      told.current++
+      setRemote(change.operation === 'delete' ? 'deleted' : (change.document as Doc))
+    }
+  })
+  // Changed elsewhere: `_hash` tells another's write from this page's own save, told back by the feed.
+  const changedElsewhere = remote !== null && remote !== 'deleted' && doc !== null && remote._hash !== doc._hash
+  useEffect(() => {
+    if (!changedElsewhere || dirty || action.busy) return
+    // Nothing unsaved to lose: show the new version at once, and say so.
+    show(remote)
+    setReloaded(true)
+  }, [remote, dirty, action.busy])
+  const reloadRemote = () => {
+    if (remote === null || remote === 'deleted') return
+    if (!confirm('Reload this document and discard your unsaved changes?')) return
+    show(remote)
+    setReloaded(true)
+  }
+
   const save = (event: Event) => {
     event.preventDefault()
     setSaved(false)
@@ -101,18 +144,35 @@ export function DocumentEditor({ dd, id }: { dd: string; id: string }) {
       if (externalId) body.externalId = externalId
       for (const name of attachmentFields) if (doc?.[name] !== undefined) body[name] = doc[name]
       if (isNew) {
-        const created = await call<Doc>('POST', `${core}/new`, body)
+        const { data: created } = await ok(
+          quire.POST('/api/v2/document-definitions/{ddId}/documents/new', { params: { path: { ddId: dd } }, body }),
+        )
         setBaseline({ text, externalId })
         navigate(`/definitions/${q(dd)}/documents/${q(created._id)}`, { force: true })
         return
       }
-      show(await call<Doc>('PUT', `${core}/${q(doc?._id ?? id)}`, body))
+      // `If-Match`: a version changed elsewhere since it was loaded is refused (412), never overwritten.
+      const answer = await ok(
+        quire.PUT('/api/v2/document-definitions/{ddId}/documents/{id}', {
+          params: {
+            path: { ddId: dd, id: doc?._id ?? id },
+            header: typeof doc?._hash === 'string' ? { 'if-match': `"${doc._hash}"` } : {},
+          },
+          body,
+        }),
+      )
+      show(answer.data as Doc)
+      setReloaded(false)
       setSaved(true)
     })
   }
   const remove = () =>
     action.run(async () => {
-      await call('DELETE', `${core}/${q(doc?._id ?? id)}`)
+      await ok(
+        quire.DELETE('/api/v2/document-definitions/{ddId}/documents/{id}', {
+          params: { path: { ddId: dd, id: doc?._id ?? id } },
+        }),
+      )
       navigate(`/definitions/${q(dd)}/documents`, { force: true })
     })
 
@@ -156,7 +216,17 @@ export function DocumentEditor({ dd, id }: { dd: string; id: string }) {
                 onChange={setFromForm}
                 errorField={badField}
                 errorText={detailOf(action.error)}
-                attachment={(name) => <AttachmentField dd={dd} document={doc} name={name} onDocument={setDoc} />}
+                attachment={(name) => (
+                  <AttachmentField
+                    dd={dd}
+                    document={doc}
+                    name={name}
+                    onDocument={(next) => {
+                      setDoc(next)
+                      setRemote(null)
+                    }}
+                  />
+                )}
               />
             ) : (
               <p class="hint">The JSON does not parse to an object: fix it there to use the form again.</p>
@@ -167,6 +237,25 @@ export function DocumentEditor({ dd, id }: { dd: string; id: string }) {
               read-only.
             </p>
           )}
+          {remote === 'deleted' && (
+            <p class="warning" role="alert">
+              This document was deleted elsewhere. Saving it again is not possible; copy what you need.
+            </p>
+          )}
+          {changedElsewhere && dirty && (
+            <div class="warning" role="alert">
+              <p>
+                This document was changed elsewhere. Your unsaved changes are kept: saving them now would be refused
+                until you reload.
+              </p>
+              <button type="button" onClick={reloadRemote}>
+                Reload and discard my changes
+              </button>
+            </div>
+          )}
+          {reloaded && !changedElsewhere && remote !== 'deleted' && (
+            <Notice>This document was changed elsewhere and has been reloaded.</Notice>
+          )}
           <ErrorText error={action.error} />
           {badField && !shownBeside && (
             <p class="field-error" id={`error-${badField}`}>
@@ -175,7 +264,7 @@ export function DocumentEditor({ dd, id }: { dd: string; id: string }) {
           )}
           {saved && <p role="status">Saved.</p>}
           <div class="actions">
-            <button type="submit" disabled={action.busy}>
+            <button type="submit" disabled={action.busy || remote === 'deleted'}>
               {isNew ? 'Create document' : 'Save document'}
             </button>
             {!isNew && (
@@ -216,7 +305,7 @@ export function DocumentEditor({ dd, id }: { dd: string; id: string }) {
             dd={dd}
             documentId={doc._id}
             actions={definition.value?.actions ?? []}
-            onRan={async () => show(await raw<Doc>('GET', `${core}/${q(doc._id)}`))}
+            onRan={async () => show(await read(doc._id))}
           />
           <Attachments dd={dd} document={doc} declared={attachmentFields} onChange={show} />
         </>

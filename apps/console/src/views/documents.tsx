@@ -1,5 +1,6 @@
-import { useEffect, useState } from 'preact/hooks'
+import { useEffect, useRef, useState } from 'preact/hooks'
 import { call, q, raw, type Page } from '../api.js'
+import { useChanges, useCoalesced } from '../live.js'
 import { Link, navigate } from '../router.js'
 import { ErrorText, parseJson, Title, useAction, useLoad } from '../ui.js'
 import type { Definition } from './definitions.js'
@@ -68,9 +69,14 @@ export function Documents({ dd }: { dd: string }) {
   const [total, setTotal] = useState<number | null>(null)
   const action = useAction()
 
+  // The last load started, the one shown: a reload on a change may overtake an earlier load.
+  const latestLoad = useRef<{ search: string; trail: string[] } | null>(null)
   const load = (search: string, nextTrail: string[]) =>
     action.run(async () => {
+      const mine = { search, trail: nextTrail }
+      latestLoad.current = mine
       const answer = await raw<Page<Doc>>('GET', `${core}?${search}`)
+      if (latestLoad.current !== mine) return
       setPage(answer)
       if (typeof answer.pagination?.total === 'number') setTotal(answer.pagination.total)
       setShown(search)
@@ -148,6 +154,11 @@ export function Documents({ dd }: { dd: string }) {
     apply(undefined, next)
   }
   const sorted = parseSort(sort)
+  // Live: a change anywhere in the definition reloads the page shown, as it is (same filter, same page).
+  const reloadSoon = useCoalesced(() => {
+    if (latestLoad.current) load(latestLoad.current.search, latestLoad.current.trail)
+  })
+  const live = useChanges(dd, reloadSoon)
   // The first load waits for the definition: a search from the address needs its text fields.
   useEffect(() => {
     if (definition.value || definition.error) apply()
@@ -304,6 +315,9 @@ export function Documents({ dd }: { dd: string }) {
           Previous page
         </button>
         <span>
+          <span class="live" data-testid="live" title="Changes made elsewhere show here as they happen">
+            {live ? 'Live' : 'Not live'}
+          </span>{' '}
           Page {trail.length + 1}
           {rows.length > 0 ? ` · ${rows.length} shown` : ''}
           {total !== null && (

@@ -1,4 +1,4 @@
-import type { operations } from '../wire.js'
+import type { operations } from '@quire/client'
 import { useState } from 'preact/hooks'
 
 type DeclaredFields = NonNullable<

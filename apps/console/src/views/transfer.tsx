@@ -1,5 +1,6 @@
 import { useState } from 'preact/hooks'
-import { headers, q, toError } from '../api.js'
+import type { operations } from '@quire/client'
+import { ok, q, quire } from '../api.js'
 import { Link } from '../router.js'
 import { ErrorText, Notice, parseJson, Title, useAction } from '../ui.js'
 
@@ -13,11 +14,7 @@ const FORMATS: { format: Format; label: string; type: string }[] = [
 const FILTERS = ['query', 'sort', 'fields'] as const
 
 /** What an import answers: the first row errors only; `failed` counts them all. */
-interface ImportSummary {
-  created: number
-  failed: number
-  errors: { row: number; code: string; description: string }[]
-}
+type ImportSummary = operations['importDocuments']['responses'][200]['content']['application/json']['data']
 
 /** This page's address with the documents list's filter (`query`, `sort`, `fields` of its last query string). */
 export function transferLink(dd: string, listQuery: string): string {
@@ -50,7 +47,6 @@ function save(blob: Blob, name: string) {
 
 /** Export a definition's documents (the list's filter) as CSV, JSON or NDJSON; import a file and see what it did. */
 export function Transfer({ dd }: { dd: string }) {
-  const core = `/api/v2/document-definitions/${q(dd)}/documents`
   const [initial] = useState(() => new URLSearchParams(location.search))
   const [filters, setFilters] = useState(() =>
     Object.fromEntries(FILTERS.map((name) => [name, initial.get(name) ?? ''])),
@@ -60,16 +56,21 @@ export function Transfer({ dd }: { dd: string }) {
   const exporting = useAction()
   const importing = useAction()
 
+  // Through the typed client, so a 401 gets the same silent renewal and single retry as every other call.
   const exportAs = (format: Format) =>
     exporting.run(async () => {
-      const params = new URLSearchParams({ format })
+      const query: Partial<Record<(typeof FILTERS)[number], string>> = {}
       for (const name of FILTERS) {
         const value = parseJson(name, filters[name] ?? '')
-        if (value !== undefined) params.set(name, JSON.stringify(value))
+        if (value !== undefined) query[name] = JSON.stringify(value)
       }
-      const res = await fetch(`${core}/export?${params}`, { headers: headers() })
-      if (!res.ok) throw toError(res.status, await res.json().catch(() => null))
-      save(await res.blob(), `${dd}.${format}`)
+      const blob = await ok(
+        quire.GET('/api/v2/document-definitions/{ddId}/documents/export', {
+          params: { path: { ddId: dd }, query: { format, ...query } },
+          parseAs: 'blob',
+        }),
+      )
+      save(blob, `${dd}.${format}`)
     })
 
   const importFile = (event: Event) => {
@@ -80,14 +81,16 @@ export function Transfer({ dd }: { dd: string }) {
       const format = formatOf(file)
       const type = FORMATS.find((known) => known.format === format)?.type
       if (!type) throw new Error('The file must be .csv, .json or .ndjson')
-      const res = await fetch(`${core}/import`, {
-        method: 'POST',
-        headers: headers({ 'content-type': type }),
-        body: file,
-      })
-      const body: unknown = await res.json().catch(() => null)
-      if (!res.ok) throw toError(res.status, body)
-      setSummary((body as { data: ImportSummary }).data)
+      const answer = await ok(
+        quire.POST('/api/v2/document-definitions/{ddId}/documents/import', {
+          params: { path: { ddId: dd } },
+          headers: { 'content-type': type },
+          body: file,
+          // The file goes as it is, streamed from disk, in its format's type.
+          bodySerializer: (body) => body as File,
+        }),
+      )
+      setSummary(answer.data)
     })
   }
 

@@ -1,4 +1,4 @@
-import { createQuireClient, type components, type QuireClient } from '../src/index.js'
+import { createQuireClient, type components, type QuireClient } from '@quire/client'
 
 /**
  * A short session as an application writes it: every path, parameter, body and answer below is type-checked

@@ -1,6 +1,6 @@
-// The repository's `openapi.json` and the typed client's `src/schema.ts`, generated from the OpenAPI document the
+// The repository's `openapi.json` and the typed client's `packages/client/src/schema.ts`, generated from the OpenAPI document the
 // all-in-one gateway serves at /docs/json. It starts nothing: the gateway is built in this process on a throwaway
-// store and asked with inject. `pnpm --filter @quire/client generate` rewrites both files; test/schema.test.ts
+// store and asked with inject. `npm run openapi` at the root rewrites both files; test/schema.test.ts
 // fails while either is stale.
 import { writeFile } from 'node:fs/promises'
 import { fileURLToPath } from 'node:url'
@@ -11,7 +11,7 @@ import { app, ConfigSchema, upstreamsFrom } from '@quire/gateway'
 import { createServer, loadConfig } from '@quire/service-kit'
 import { testResources } from '@quire/testing'
 
-export const SCHEMA_FILE = fileURLToPath(new URL('../src/schema.ts', import.meta.url))
+export const SCHEMA_FILE = fileURLToPath(new URL('../../client/src/schema.ts', import.meta.url))
 export const OPENAPI_FILE = fileURLToPath(new URL('../../../openapi.json', import.meta.url))
 
 /** The gateway's OpenAPI document, every service mounted in this process. */

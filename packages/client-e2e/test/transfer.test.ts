@@ -2,7 +2,7 @@ import t from 'tap'
 import { app, ConfigSchema, upstreamsFrom } from '@quire/gateway'
 import { createServer, loadConfig } from '@quire/service-kit'
 import { testResources } from '@quire/testing'
-import { createQuireClient } from '../src/index.js'
+import { createQuireClient } from '@quire/client'
 
 const ADMIN = { username: 'admin', password: 'correct horse battery' }
 

@@ -1,0 +1,108 @@
+import t from 'tap'
+import { app, ConfigSchema, upstreamsFrom } from '@quire/gateway'
+import { createServer, loadConfig } from '@quire/service-kit'
+import { testResources } from '@quire/testing'
+import { createQuireClient, SubscriptionRefused, type Change } from '@quire/client'
+
+const ADMIN = { username: 'admin', password: 'correct horse battery' }
+
+/** Changes as they arrive, and a way to wait for the n-th. */
+function collector() {
+  const changes: Change[] = []
+  let wake: () => void = () => undefined
+  return {
+    changes,
+    onEvent: (change: Change) => {
+      changes.push(change)
+      wake()
+    },
+    async next(count: number): Promise<Change[]> {
+      while (changes.length < count) await new Promise<void>((resolve) => (wake = resolve))
+      return changes.slice(0, count)
+    },
+  }
+}
+
+t.test('subscribe delivers changes in order and resumes from the last id', async (t) => {
+  const resources = await testResources(t)
+  const config = loadConfig(ConfigSchema, {
+    QUIRE_DATA_DIR: resources.dataDir,
+    QUIRE_ADMIN_USERNAME: ADMIN.username,
+    QUIRE_ADMIN_PASSWORD: ADMIN.password,
+  })
+  const server = createServer({ logLevel: 'silent' })
+  await server.register(app, { config, upstreams: upstreamsFrom(config), local: resources })
+  t.teardown(() => server.close())
+  const baseUrl = await server.listen({ port: 0, host: '127.0.0.1' })
+  const login = await createQuireClient({ baseUrl }).POST('/auth/login', { body: ADMIN })
+  const client = createQuireClient({ baseUrl, token: login.data?.data.accessToken, environmentId: 'default' })
+  const definition = await client.POST('/api/v2/document-definitions', { body: { name: 'tasks' } })
+  const ddId = definition.data?.data._id ?? ''
+  const create = (n: number) =>
+    client.POST('/api/v2/document-definitions/{ddId}/documents/new', { params: { path: { ddId } }, body: { n } })
+
+  const first = collector()
+  const subscription = client.subscribe(ddId, { fields: { n: 1 } }, first.onEvent)
+  // The first creates can race the subscription's opening: created until one is seen.
+  const created: number[] = []
+  for (let n = 1; first.changes.length === 0; n++) {
+    await create(n)
+    created.push(n)
+    await Promise.race([first.next(1), new Promise((resolve) => setImmediate(resolve))])
+  }
+  subscription.close()
+  await subscription.done
+  t.equal(subscription.lastEventId, first.changes.at(-1)?.id, 'lastEventId is the last change handled')
+
+  await create(100)
+  created.push(100)
+  const second = collector()
+  const resumed = client.subscribe(ddId, { lastEventId: subscription.lastEventId }, second.onEvent)
+  while (!second.changes.some((change) => change.operation === 'create' && change.document.n === 100)) {
+    await second.next(second.changes.length + 1)
+  }
+  resumed.close()
+  await resumed.done
+  const seen = [...first.changes, ...second.changes].map((change) =>
+    change.operation === 'create' ? Number(change.document.n) : 0,
+  )
+  // Those created before the first subscription opened are not its; every later one is seen once, in order.
+  t.same(seen, created.slice(created.indexOf(seen[0] ?? 0)), 'every change once, in order, across the two')
+
+  const refused = client.subscribe('no-such-definition', {}, () => undefined)
+  await t.rejects(refused.done, SubscriptionRefused, 'a refusal ends the subscription')
+  await refused.done.catch((error: SubscriptionRefused) => t.equal(error.status, 404))
+})
+
+t.test('the stream goes through a gateway that proxies the documents service, unbuffered', async (t) => {
+  const resources = await testResources(t)
+  const started = async (env: Record<string, string>) => {
+    const config = loadConfig(ConfigSchema, { QUIRE_DATA_DIR: resources.dataDir, ...env })
+    const server = createServer({ logLevel: 'silent' })
+    await server.register(app, { config, upstreams: upstreamsFrom(config), local: resources })
+    t.teardown(() => server.close())
+    return server.listen({ port: 0, host: '127.0.0.1' })
+  }
+  const documents = await started({ QUIRE_ADMIN_USERNAME: ADMIN.username, QUIRE_ADMIN_PASSWORD: ADMIN.password })
+  const baseUrl = await started({ QUIRE_DOCUMENTS_URL: documents })
+  const login = await createQuireClient({ baseUrl }).POST('/auth/login', { body: ADMIN })
+  const token = login.data?.data.accessToken ?? ''
+  const client = createQuireClient({ baseUrl, token, environmentId: 'default' })
+  const definition = await client.POST('/api/v2/document-definitions', { body: { name: 'tasks' } })
+  const ddId = definition.data?.data._id ?? ''
+
+  const response = await fetch(`${baseUrl}/api/v2/document-definitions/${ddId}/documents/changes`, {
+    headers: { authorization: `Bearer ${token}`, 'environment-id': 'default', accept: 'text/event-stream' },
+  })
+  t.equal(response.status, 200)
+  t.match(response.headers.get('content-type'), /^text\/event-stream/)
+  t.equal(response.headers.get('cache-control'), 'no-cache, no-transform')
+  const reader = response.body?.getReader()
+  const opening = new TextDecoder().decode((await reader?.read())?.value)
+  t.match(opening, /^retry: 2000/, 'the opening crosses the proxy before any change')
+  await client.POST('/api/v2/document-definitions/{ddId}/documents/new', { params: { path: { ddId } }, body: { n: 1 } })
+  let text = ''
+  while (!text.includes('\n\n')) text += new TextDecoder().decode((await reader?.read())?.value)
+  t.match(text, /^id: .+\nevent: create\ndata: \{"_id":/, 'a change arrives while the stream stays open')
+  await reader?.cancel()
+})
