@@ -29,6 +29,8 @@ t.test('subscribe delivers changes in order and resumes from the last id', async
     QUIRE_DATA_DIR: resources.dataDir,
     QUIRE_ADMIN_USERNAME: ADMIN.username,
     QUIRE_ADMIN_PASSWORD: ADMIN.password,
+    // Test files share two cores: no 503 for the machine's slow event loop.
+    QUIRE_MAX_EVENT_LOOP_DELAY_MS: '60000',
   })
   const server = createServer({ logLevel: 'silent' })
   await server.register(app, { config, upstreams: upstreamsFrom(config), local: resources })
@@ -77,7 +79,12 @@ t.test('subscribe delivers changes in order and resumes from the last id', async
 t.test('the stream goes through a gateway that proxies the documents service, unbuffered', async (t) => {
   const resources = await testResources(t)
   const started = async (env: Record<string, string>) => {
-    const config = loadConfig(ConfigSchema, { QUIRE_DATA_DIR: resources.dataDir, ...env })
+    const config = loadConfig(ConfigSchema, {
+      QUIRE_DATA_DIR: resources.dataDir,
+      // Test files share two cores: no 503 for the machine's slow event loop.
+      QUIRE_MAX_EVENT_LOOP_DELAY_MS: '60000',
+      ...env,
+    })
     const server = createServer({ logLevel: 'silent' })
     await server.register(app, { config, upstreams: upstreamsFrom(config), local: resources })
     t.teardown(() => server.close())
