@@ -8,3 +8,4 @@ export {
   type DelegationGrant,
 } from './delegation.js'
 export { loadKeyPair, type KeyPair } from './keys.js'
+export { workAccountPlugin, type WorkAccountOptions } from './work-account.js'
