@@ -1,7 +1,15 @@
 import { loadKeyPair, useRunTokenKey } from '@quire/auth'
 import { openFileStore } from '@quire/files'
 import { openRecordStore } from '@quire/records'
-import { createServer, diskSpaceCheck, loadConfig, mountService, openApiPlugin, startServer } from '@quire/service-kit'
+import {
+  createServer,
+  serverOptionsOf,
+  diskSpaceCheck,
+  loadConfig,
+  mountService,
+  openApiPlugin,
+  startServer,
+} from '@quire/service-kit'
 import { ConfigSchema, s3Options } from './config.js'
 import { RECORDS_COMPRESSION_DICTIONARY, service } from './service.js'
 
@@ -20,14 +28,7 @@ const keys = await loadKeyPair({
   publicKey: config.QUIRE_JWT_PUBLIC_KEY,
   privateKey: config.QUIRE_JWT_PRIVATE_KEY,
 })
-const server = createServer({
-  logLevel: config.QUIRE_LOG_LEVEL,
-  bodyLimit: config.QUIRE_BODY_LIMIT,
-  requestTimeout: config.QUIRE_REQUEST_TIMEOUT_MS,
-  shutdownTimeout: config.QUIRE_SHUTDOWN_TIMEOUT_MS,
-  trustProxy: config.QUIRE_TRUST_PROXY,
-  metricsToken: config.QUIRE_METRICS_TOKEN,
-})
+const server = createServer(serverOptionsOf(config))
 server.addHook('onClose', async () => {
   await files.close()
   await store.close()

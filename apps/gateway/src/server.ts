@@ -2,20 +2,13 @@ import { loadKeyPair, useRunTokenKey } from '@quire/auth'
 import { RECORDS_COMPRESSION_DICTIONARY, s3Options } from '@quire/documents-service'
 import { openFileStore } from '@quire/files'
 import { openRecordStore, tightenDataDir } from '@quire/records'
-import { createServer, diskSpaceCheck, loadConfig, startServer } from '@quire/service-kit'
+import { createServer, serverOptionsOf, diskSpaceCheck, loadConfig, startServer } from '@quire/service-kit'
 import { app, upstreamsFrom, type LocalResources } from './app.js'
 import { ConfigSchema } from './config.js'
 
 const config = loadConfig(ConfigSchema)
 const upstreams = upstreamsFrom(config)
-const server = createServer({
-  logLevel: config.QUIRE_LOG_LEVEL,
-  bodyLimit: config.QUIRE_BODY_LIMIT,
-  requestTimeout: config.QUIRE_REQUEST_TIMEOUT_MS,
-  shutdownTimeout: config.QUIRE_SHUTDOWN_TIMEOUT_MS,
-  trustProxy: config.QUIRE_TRUST_PROXY,
-  metricsToken: config.QUIRE_METRICS_TOKEN,
-})
+const server = createServer(serverOptionsOf(config))
 
 let local: LocalResources | undefined
 if (Object.values(upstreams).includes('local')) {

@@ -1,6 +1,14 @@
 import { loadKeyPair, useRunTokenKey } from '@quire/auth'
 import { openRecordStore } from '@quire/records'
-import { createServer, diskSpaceCheck, loadConfig, mountService, openApiPlugin, startServer } from '@quire/service-kit'
+import {
+  createServer,
+  serverOptionsOf,
+  diskSpaceCheck,
+  loadConfig,
+  mountService,
+  openApiPlugin,
+  startServer,
+} from '@quire/service-kit'
 import { ConfigSchema } from './config.js'
 import { service } from './service.js'
 
@@ -17,14 +25,7 @@ const keys = await loadKeyPair({
   publicKey: config.QUIRE_JWT_PUBLIC_KEY,
   privateKey: config.QUIRE_JWT_PRIVATE_KEY,
 })
-const server = createServer({
-  logLevel: config.QUIRE_LOG_LEVEL,
-  bodyLimit: config.QUIRE_BODY_LIMIT,
-  requestTimeout: config.QUIRE_REQUEST_TIMEOUT_MS,
-  shutdownTimeout: config.QUIRE_SHUTDOWN_TIMEOUT_MS,
-  trustProxy: config.QUIRE_TRUST_PROXY,
-  metricsToken: config.QUIRE_METRICS_TOKEN,
-})
+const server = createServer(serverOptionsOf(config))
 server.addHook('onClose', () => store.close())
 server.addReadinessCheck('records', () => store.ping())
 server.addReadinessCheck('disk', diskSpaceCheck(config.QUIRE_DATA_DIR, config.QUIRE_MIN_FREE_DISK_MB))

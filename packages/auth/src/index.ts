@@ -7,4 +7,6 @@ export {
   type Delegation,
   type DelegationGrant,
 } from './delegation.js'
-export { loadKeyPair, type KeyPair } from './keys.js'
+export { decodeSecretsKey, loadKeyPair, type KeyPair } from './keys.js'
+export { sealer, type Sealer, type SealerOptions } from './sealed.js'
+export { workAccountPlugin, type WorkAccountOptions } from './work-account.js'

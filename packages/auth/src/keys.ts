@@ -24,11 +24,11 @@ interface KeySources {
 
 const SECRETS_KEY_BYTES = 32
 
-/** The base64 text of a secrets key, checked; its bytes. */
-function decodeSecretsKey(text: string): Buffer {
+/** The base64 text of a secrets key, checked; its bytes. `name` is the setting the error names. */
+export function decodeSecretsKey(text: string, name = 'the secrets key'): Buffer {
   const key = Buffer.from(text.trim(), 'base64')
   if (key.length !== SECRETS_KEY_BYTES || key.toString('base64') !== text.trim()) {
-    throw new Error(`the secrets key must be ${SECRETS_KEY_BYTES} bytes in base64 (e.g. \`openssl rand -base64 32\`)`)
+    throw new Error(`${name} must be ${SECRETS_KEY_BYTES} bytes in base64 (e.g. \`openssl rand -base64 32\`)`)
   }
   return key
 }

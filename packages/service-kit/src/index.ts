@@ -11,7 +11,14 @@ export {
 export { renderEnvExample } from './env-example.js'
 export { installHealth, NotReadyError, type ReadinessCheck } from './health.js'
 export { diskSpaceCheck } from './disk-space.js'
-export { createServer, startServer, REQUEST_ID_HEADER, type App, type ServerOptions } from './server.js'
+export {
+  createServer,
+  serverOptionsOf,
+  startServer,
+  REQUEST_ID_HEADER,
+  type App,
+  type ServerOptions,
+} from './server.js'
 export { describeRoutes, openApiPlugin, type OpenApiDocument, type OpenApiOptions, type RouteAuth } from './openapi.js'
 export { stdoutDestination, type LogDestination } from './log-destination.js'
 export { mountService, type ServiceManifest } from './manifest.js'

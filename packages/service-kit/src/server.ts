@@ -12,6 +12,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http'
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import { fail } from './api-error.js'
 import { answerClientError } from './client-error.js'
+import type { CommonConfig } from './config.js'
 import { installErrorHandlers, onFrameworkError } from './error-handler.js'
 import { installHealth } from './health.js'
 import { lingerAfterAnswer } from './lingering-close.js'
@@ -41,6 +42,18 @@ export interface ServerOptions {
   metricsToken?: string
   /** Milliseconds requests in progress get once `close()` starts; their connections are then ended. */
   shutdownTimeout?: number
+}
+
+/** The server settings of the common configuration, read alike by every service and the gateway. */
+export function serverOptionsOf(config: CommonConfig): ServerOptions {
+  return {
+    logLevel: config.QUIRE_LOG_LEVEL,
+    bodyLimit: config.QUIRE_BODY_LIMIT,
+    requestTimeout: config.QUIRE_REQUEST_TIMEOUT_MS,
+    shutdownTimeout: config.QUIRE_SHUTDOWN_TIMEOUT_MS,
+    trustProxy: config.QUIRE_TRUST_PROXY,
+    metricsToken: config.QUIRE_METRICS_TOKEN,
+  }
 }
 
 export const REQUEST_ID_HEADER = 'x-request-id'

@@ -1,5 +1,5 @@
 import t from 'tap'
-import { createServer, type LogDestination } from '../src/index.js'
+import { CommonConfigSchema, createServer, loadConfig, serverOptionsOf, type LogDestination } from '../src/index.js'
 
 /** A log stream that keeps the parsed lines. */
 function memoryLog(): LogDestination & { lines: Record<string, unknown>[] } {
@@ -63,4 +63,23 @@ t.test('an empty body sent as application/json is no body; any other JSON is par
   t.equal(invalid.statusCode, 400)
   const poisoned = await app.inject({ method: 'POST', url: '/echo', headers: json, payload: '{"__proto__":{"x":1}}' })
   t.equal(poisoned.statusCode, 400, 'prototype poisoning is still refused')
+})
+
+t.test('the common settings reach the server: its body limit and its metrics token', async (t) => {
+  const token = 'metrics-token-0123456789'
+  const config = loadConfig(CommonConfigSchema, {
+    QUIRE_LOG_LEVEL: 'silent',
+    QUIRE_BODY_LIMIT: '1024',
+    QUIRE_METRICS_TOKEN: token,
+  })
+  const app = createServer(serverOptionsOf(config))
+  app.post('/echo', async (request) => request.body)
+  t.after(() => app.close())
+  const post = (size: number) => app.inject({ method: 'POST', url: '/echo', payload: { text: 'x'.repeat(size) } })
+  t.equal((await post(900)).statusCode, 200)
+  const big = await post(1100)
+  t.equal(big.statusCode, 413)
+  t.equal(big.json().error, 'payload_too_large')
+  const metrics = await app.inject({ method: 'GET', url: '/metrics', headers: { authorization: `Bearer ${token}` } })
+  t.equal(metrics.statusCode, 200)
 })

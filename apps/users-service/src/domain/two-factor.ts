@@ -1,12 +1,12 @@
 import { randomBytes } from 'node:crypto'
 import { Secret, TOTP } from 'otpauth'
+import { sealer, type Sealer } from '@quire/auth'
 import { hashToken } from '@quire/identity'
 import type { RecordStore } from '@quire/records'
 import { COLLECTIONS, type UserAuthentication } from '../collections.js'
-import { sealer } from '../lib/sealed.js'
 
 /**
- * What is stored (`authentication.totpSecret`, `authentication.recoveryCodeHashes`) is sealed (lib/sealed.ts):
+ * What is stored (`authentication.totpSecret`, `authentication.recoveryCodeHashes`) is sealed (`sealer` of @quire/auth):
  * callers store and compare the values these methods return and take, and never see a secret in clear but the
  * one `setup` shows its user.
  */
@@ -40,9 +40,13 @@ export interface TwoFactorOptions {
   secretsKey: Buffer
 }
 
+/** A value stored in clear by a version before sealing (base32 or hex) is read as it is until sealed at start. */
+const twoFactorSealer = (key: Buffer): Sealer =>
+  sealer(key, { unsealed: 'read', refusal: 'a sealed secret does not open with the secrets key (QUIRE_SECRETS_KEY)' })
+
 /** TOTP (RFC 6238, SHA-1, 6 digits, 30 s). */
 export function createTwoFactor(options: TwoFactorOptions): TwoFactor {
-  const sealed = sealer(options.secretsKey)
+  const sealed = twoFactorSealer(options.secretsKey)
   const totp = (secret: string, label = '') =>
     new TOTP({
       issuer: options.issuer,
@@ -92,7 +96,7 @@ const PAGE = 500
  * a login or setup meanwhile wins (what it writes is sealed already).
  */
 export async function sealStoredInClear(store: RecordStore, secretsKey: Buffer): Promise<number> {
-  const sealed = sealer(secretsKey)
+  const sealed = twoFactorSealer(secretsKey)
   const users = COLLECTIONS.users.in(store)
   const filter = { 'authentication.totpSecret': { $exists: true } }
   let changed = 0

@@ -35,5 +35,5 @@ export const workAccountPlugin = fp<WorkAccountOptions>(
       else runAccounted({ id, queueLimit }, done)
     })
   },
-  { name: '@quire/documents-work-account', fastify: '5.x' },
+  { name: '@quire/work-account', fastify: '5.x' },
 )
