@@ -23,16 +23,33 @@ const SAMPLED = 50
 const ADMIN = { username: 'admin', password: 'bench-password-1' }
 
 function startServer(env) {
-  const child = spawn(process.execPath, [join(ROOT, 'apps/gateway/dist/server.js')], {
-    env: { PATH: process.env.PATH, ...env },
-    stdio: ['ignore', 'pipe', 'inherit'],
-  })
+  const probe = join(ROOT, 'bench/heap-probe.cjs')
+  const child = spawn(
+    process.execPath,
+    ['--expose-gc', '--require', probe, join(ROOT, 'apps/gateway/dist/server.js')],
+    {
+      env: { PATH: process.env.PATH, ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  )
   process.on('exit', () => child.kill('SIGKILL'))
+  const probed = []
+  createInterface({ input: child.stderr }).on('line', (line) => {
+    const match = /^heap-probe (\d+)$/.exec(line)
+    if (match) probed.shift()?.(Number(match[1]))
+    else process.stderr.write(`${line}\n`)
+  })
+  /** The server's live memory after a full collection, in bytes (see heap-probe.cjs). */
+  const liveMemory = () =>
+    new Promise((resolve) => {
+      probed.push(resolve)
+      child.kill('SIGUSR2')
+    })
   return new Promise((resolve, reject) => {
     child.once('exit', (code) => reject(new Error(`the server exited with ${code}`)))
     createInterface({ input: child.stdout }).on('line', (line) => {
       const match = /listening (?:at http:\/\/127\.0\.0\.1:)?(\d+)/i.exec(line)
-      if (match) resolve({ child, url: `http://127.0.0.1:${match[1]}` })
+      if (match) resolve({ child, url: `http://127.0.0.1:${match[1]}`, liveMemory })
     })
   })
 }
@@ -155,6 +172,7 @@ try {
   const cpuWithout = cpuOf(server.child.pid) - cpuBefore
 
   const before = rssOf(server.child.pid)
+  const liveBefore = await server.liveMemory()
   const subscribers = []
   for (let i = 0; i < SUBSCRIBERS; i += 50) {
     const batch = Array.from({ length: Math.min(50, SUBSCRIBERS - i) }, (_, j) =>
@@ -163,6 +181,7 @@ try {
     subscribers.push(...(await Promise.all(batch)))
   }
   const idle = rssOf(server.child.pid)
+  const liveIdle = await server.liveMemory()
 
   const answered = new Map()
   const cpuStart = cpuOf(server.child.pid)
@@ -188,7 +207,10 @@ try {
     delivered: `${delivered} of ${SUBSCRIBERS * expected}`,
     writeToDeliveryMs: { p50: percentile(delays, 50), p99: percentile(delays, 99), samples: delays.length },
     answerToDeliveryMs: { p50: percentile(afterAnswer, 50), p99: percentile(afterAnswer, 99) },
-    idleBytesPerSubscription: Math.round((idle - before) / SUBSCRIBERS),
+    idleBytesPerSubscription: {
+      rss: Math.round((idle - before) / SUBSCRIBERS),
+      liveAfterCollection: Math.round((liveIdle - liveBefore) / SUBSCRIBERS),
+    },
     createsPerSecond: { without: Math.round(without.perSecond), with: Math.round(withSubscribers.perSecond) },
     serverCpuMsPerCreate: {
       without: Number((cpuWithout / WRITES).toFixed(2)),
