@@ -1,6 +1,6 @@
 // The console's only door to Quire: the public HTTP API, same origin, relative paths. Works the same whether
 // the gateway mounts the services in-process or proxies them.
-import { createQuireClient, type QuireClient } from '@quire/client'
+import { createQuireClient, type operations, type QuireClient } from '@quire/client'
 
 const SESSION = 'quire.console.session'
 const ENVIRONMENT = 'quire.console.environment'
@@ -86,6 +86,20 @@ interface ErrorBody {
   description?: string
   userDescription?: string
 }
+
+/** The JSON body of an operation's success answer (200, else 201), as the API's OpenAPI document describes it. */
+type Answer<K extends keyof operations> = (
+  operations[K]['responses'] extends { 200: infer R }
+    ? R
+    : operations[K]['responses'] extends { 201: infer R }
+      ? R
+      : never
+) extends { content: { 'application/json': infer B } }
+  ? B
+  : never
+
+/** The `data` of an operation's answer: the views' wire types come from here, never copied by hand. */
+export type Data<K extends keyof operations> = Answer<K> extends { data: infer D } ? D : never
 
 export interface Page<T> {
   data: T[]

@@ -1,12 +1,10 @@
 import { useEffect, useState } from 'preact/hooks'
-import { call, q, session, toSession, type SessionAnswer } from '../api.js'
+import { call, q, session, toSession, type Data, type SessionAnswer } from '../api.js'
 import { navigate } from '../router.js'
 import { ConfirmButton, ErrorText, Notice, Title, useAction, useLoad } from '../ui.js'
 import type { QrShape } from './qr.js'
 
-interface Own {
-  username?: string
-}
+type Own = Data<'getUser'>[number]
 
 /** Quiet zone around the code, in modules: the 4 the QR standard asks for, so every scanner finds it. */
 const QUIET = 4

@@ -1,6 +1,6 @@
 import { Fragment } from 'preact'
 import { useEffect, useState } from 'preact/hooks'
-import { ApiError, call, q, raw, type Page } from '../api.js'
+import { ApiError, call, q, raw, type Data, type Page } from '../api.js'
 import { Link } from '../router.js'
 import { ErrorText, messageOf, Notice, Title, useAction } from '../ui.js'
 import { CodeEditor } from './code-editor.js'
@@ -13,29 +13,13 @@ const TRIGGERS = [
   'afterCreate',
   'afterUpdate',
   'afterDelete',
-] as const
-type Trigger = (typeof TRIGGERS)[number]
+] as const satisfies readonly Trigger[]
+type Trigger = Action['triggers'][number]
 
 /** An action as a definition declares it; `source` is answered to administrators only. */
-export interface Action {
-  name: string
-  triggers: Trigger[]
-  source?: string
-  description?: string
-}
+export type Action = NonNullable<Data<'getDefinition'>['actions']>[number]
 
-interface Run {
-  _id: string
-  action: string
-  trigger: string
-  documentId?: string
-  status: 'succeeded' | 'refused' | 'failed'
-  error?: { kind: string; message: string }
-  logs?: { level: string; message: string }[]
-  durationMs?: number
-  attempt?: number
-  createdOn: string
-}
+type Run = Data<'listActionRuns'>[number]
 
 const EXAMPLE = "if (!serverDocument.title) refuse('A title is required')\n"
 

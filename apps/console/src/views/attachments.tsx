@@ -1,14 +1,10 @@
 import { useState } from 'preact/hooks'
-import { apiFetch, call, headers, q, toError } from '../api.js'
+import { apiFetch, call, headers, q, toError, type Data } from '../api.js'
 import { ConfirmButton, ErrorText, formatBytes, Notice, useAction } from '../ui.js'
 import type { Doc } from './documents.js'
 
-export interface Attachment {
-  _id: string
-  _fileName: string
-  _size: number
-  _contentType: string
-}
+/** An attachment's metadata as the document stores it. */
+type Attachment = Data<'saveAttachments'>['attachments'][number]
 
 const isAttachment = (value: unknown): value is Attachment =>
   typeof value === 'object' && value !== null && '_id' in value && '_fileName' in value

@@ -1,19 +1,12 @@
 import { useEffect, useState } from 'preact/hooks'
-import { ApiError, call, q } from '../api.js'
+import { ApiError, call, q, type Data } from '../api.js'
 import { useRole } from '../role.js'
 import { Link, navigate } from '../router.js'
 import { ConfirmButton, ErrorText, Notice, Title, useAction, useLoad } from '../ui.js'
 import { ActionsEditor, type Action } from './actions.js'
-import { fromSchema, SchemaBuilder, toSchema, type FieldType, type Schema } from './schema.js'
+import { fromSchema, SchemaBuilder, toSchema, type Schema } from './schema.js'
 
-export interface Definition {
-  _id: string
-  name: string
-  label?: string
-  fields?: Record<string, { type: FieldType; required?: boolean }>
-  indexes?: { fields: Record<string, 1 | -1>; unique?: boolean; state?: string }[]
-  actions?: Action[]
-}
+export type Definition = Data<'getDefinition'>
 
 const EMPTY: Schema = { fields: [], indexes: [] }
 

@@ -1,27 +1,10 @@
 import { useState } from 'preact/hooks'
-import { call, q } from '../api.js'
+import { call, q, type Data } from '../api.js'
 import { useRole } from '../role.js'
 import { ConfirmButton, ErrorText, Notice, Title, useAction, useLoad } from '../ui.js'
 
-interface Version {
-  _id: string
-  versionNumber: string
-  availableOnMarketplace: boolean
-}
-interface MarketplacePackage {
-  _id: string
-  name: string
-  label: string
-  shortDescription: string
-  versions: Version[]
-}
-interface Installation {
-  packageId: string
-  packageVersionId: string
-  packageLabel: string
-  versionNumber: string
-  latestVersionNumber: string | null
-}
+type MarketplacePackage = Data<'listPackages'>[number]
+type Installation = Data<'listInstallations'>[number]
 
 /** The marketplace (super-administrators also publish there) and this environment's installations. */
 export function Packages() {

@@ -1,29 +1,14 @@
 import { useEffect, useState } from 'preact/hooks'
-import { call, environment, q, raw, type Page } from '../api.js'
+import { call, environment, q, raw, type Data, type Page } from '../api.js'
 import { useRole } from '../role.js'
 import { Link } from '../router.js'
 import { ConfirmButton, ErrorText, Notice, Title, useAction, useLoad } from '../ui.js'
 
-interface Entry {
-  name: string
-  email: string
-  administrator: boolean
-  active: boolean
-  groups: string[]
-}
-interface User {
-  _id: string
-  username?: string
-  isSuperAdministrator?: boolean
-  profile?: { environments: Record<string, Entry> }
-}
-interface Token {
-  _id: string
-  name: string
-  expiresOn: string | null
-  lastUsedOn: string | null
-  token?: string
-}
+type User = Data<'getUser'>[number]
+type Entry = NonNullable<User['profile']>['environments'][string]
+type Token = Data<'listLongLivedTokens'>[number]
+/** The one answer that carries the secret `token`, shown once. */
+type CreatedToken = Data<'createLongLivedToken'>[number]
 
 const entryOf = (user: User): Entry | undefined => user.profile?.environments[environment.get()]
 const groupsOf = (text: string) =>
@@ -192,7 +177,7 @@ export function UserDetail({ userId }: { userId: string }) {
   const [user, setUser] = useState<User | null>(null)
   const [roles, setRoles] = useState({ administrator: false, active: true, groups: '' })
   const [tokenName, setTokenName] = useState('')
-  const [secret, setSecret] = useState<Token | null>(null)
+  const [secret, setSecret] = useState<CreatedToken | null>(null)
 
   const show = (value: User) => {
     setUser(value)
@@ -220,7 +205,7 @@ export function UserDetail({ userId }: { userId: string }) {
   const createToken = (event: Event) => {
     event.preventDefault()
     action.run(async () => {
-      const [created] = await call<Token[]>('POST', `/api/v2/users/${q(userId)}/long-lived-tokens`, {
+      const [created] = await call<CreatedToken[]>('POST', `/api/v2/users/${q(userId)}/long-lived-tokens`, {
         ...(tokenName ? { name: tokenName } : {}),
       })
       setSecret(created ?? null)
