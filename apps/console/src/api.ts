@@ -255,6 +255,10 @@ export async function ok<T>(pending: Promise<{ data?: T; error?: unknown; respon
   return data as T
 }
 
+/** The `data` of a typed call's enveloped answer (what `call` gives on the untyped path). */
+export const dataOf = async <T>(pending: Promise<{ data?: { data: T }; error?: unknown; response: Response }>) =>
+  (await ok(pending)).data
+
 /**
  * The untyped path (`call`, `raw`), still used by the views not yet moved to `quire` (transfer, live and the
  * document editor are): the same `apiFetch`, so the renewal and the errors are the same either way.
