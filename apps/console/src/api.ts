@@ -15,13 +15,8 @@ export interface Session {
   expiresAt: number
 }
 
-/** What `/auth/sessions` and `/auth/sessions/refresh` answer. */
-export interface SessionAnswer {
-  accessToken: string
-  userId: string
-  expiresIn: number
-  refreshToken: string
-}
+/** What a session is made of in `/auth/sessions` and `/auth/sessions/refresh` answers. */
+export type SessionAnswer = Pick<Data<'openSession'>, 'accessToken' | 'userId' | 'expiresIn' | 'refreshToken'>
 
 export const toSession = (answer: SessionAnswer): Session => ({
   token: answer.accessToken,
