@@ -192,7 +192,7 @@ export function ActionRuns({ dd }: { dd: string }) {
   const load = (search: string, append: boolean) =>
     action.run(async () => {
       // `raw`: the answer's `pagination.next` is a ready query string, sent back as it is.
-      const next = await raw<Page<Run>>('GET', `${base}?${search}`)
+      const next = await raw<Page<Run>>(`${base}?${search}`)
       setPage((previous) => (append && previous ? { ...next, data: [...previous.data, ...next.data] } : next))
     })
   const first = () => {

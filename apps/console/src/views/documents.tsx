@@ -78,7 +78,7 @@ export function Documents({ dd }: { dd: string }) {
       const mine = { search, trail: nextTrail }
       latestLoad.current = mine
       // `raw`: the search is built as text and `pagination.next` comes back as a ready query string.
-      const answer = await raw<Page<Doc>>('GET', `${core}?${search}`)
+      const answer = await raw<Page<Doc>>(`${core}?${search}`)
       if (latestLoad.current !== mine) return
       setPage(answer)
       if (typeof answer.pagination?.total === 'number') setTotal(answer.pagination.total)
