@@ -1,6 +1,6 @@
 // The console's only door to Quire: the public HTTP API, same origin, relative paths. Works the same whether
 // the gateway mounts the services in-process or proxies them.
-import { createQuireClient, type QuireClient } from '@quire/client'
+import { createQuireClient, type operations, type QuireClient } from '@quire/client'
 
 const SESSION = 'quire.console.session'
 const ENVIRONMENT = 'quire.console.environment'
@@ -15,13 +15,8 @@ export interface Session {
   expiresAt: number
 }
 
-/** What `/auth/sessions` and `/auth/sessions/refresh` answer. */
-export interface SessionAnswer {
-  accessToken: string
-  userId: string
-  expiresIn: number
-  refreshToken: string
-}
+/** What a session is made of in `/auth/sessions` and `/auth/sessions/refresh` answers. */
+type SessionAnswer = Pick<Data<'openSession'>, 'accessToken' | 'userId' | 'expiresIn' | 'refreshToken'>
 
 export const toSession = (answer: SessionAnswer): Session => ({
   token: answer.accessToken,
@@ -86,6 +81,20 @@ interface ErrorBody {
   description?: string
   userDescription?: string
 }
+
+/** The JSON body of an operation's success answer (200, else 201), as the API's OpenAPI document describes it. */
+type Answer<K extends keyof operations> = (
+  operations[K]['responses'] extends { 200: infer R }
+    ? R
+    : operations[K]['responses'] extends { 201: infer R }
+      ? R
+      : never
+) extends { content: { 'application/json': infer B } }
+  ? B
+  : never
+
+/** The `data` of an operation's answer: the views' wire types come from here, never copied by hand. */
+export type Data<K extends keyof operations> = Answer<K> extends { data: infer D } ? D : never
 
 export interface Page<T> {
   data: T[]
@@ -241,31 +250,21 @@ export async function ok<T>(pending: Promise<{ data?: T; error?: unknown; respon
   return data as T
 }
 
+/** The `data` of a typed call's enveloped answer. */
+export const dataOf = async <T>(pending: Promise<{ data?: { data: T }; error?: unknown; response: Response }>) =>
+  (await ok(pending)).data
+
 /**
- * The untyped path (`call`, `raw`), still used by the views not yet moved to `quire` (transfer, live and the
- * document editor are): the same `apiFetch`, so the renewal and the errors are the same either way.
+ * The whole answer of a GET by its address as text: for the lists that page with the answer's `pagination.next`,
+ * a ready query string the typed client would have to take apart. The same `apiFetch`, so the renewal and the
+ * errors are the same as the typed client's.
  */
-async function send(method: string, path: string, body: unknown): Promise<unknown> {
-  const res = await apiFetch(
-    new Request(path, {
-      method,
-      headers: body === undefined ? {} : { 'content-type': 'application/json' },
-      body: body === undefined ? null : JSON.stringify(body),
-    }),
-  )
+export async function raw<T>(path: string): Promise<T> {
+  const res = await apiFetch(new Request(path, { method: 'GET' }))
   const text = await res.text()
   const parsed: unknown = text ? JSON.parse(text) : null
   if (!res.ok) throw toError(res.status, parsed)
-  return parsed
+  return parsed as T
 }
-
-/** `data` of an enveloped answer. */
-export async function call<T>(method: string, path: string, body?: unknown): Promise<T> {
-  return ((await send(method, path, body)) as { data: T }).data
-}
-
-/** The whole answer: lists keep their `pagination`; GET of one document is bare. */
-export const raw = <T>(method: string, path: string, body?: unknown): Promise<T> =>
-  send(method, path, body) as Promise<T>
 
 export const q = (value: string) => encodeURIComponent(value)

@@ -1,5 +1,5 @@
 import { useEffect, useState } from 'preact/hooks'
-import { call, environment, session, whenExpired, type Session } from './api.js'
+import { environment, ok, quire, session, whenExpired, type Session } from './api.js'
 import { useEnvironments } from './environments.js'
 import { RoleContext, useOwnRole } from './role.js'
 import { Link, navigate, usePath } from './router.js'
@@ -112,7 +112,9 @@ export function App() {
     session.set(null)
     navigate('/')
     // Ends the session on the server: its refresh token stops working.
-    if (ending) void call('POST', '/auth/sessions/logout', { refreshToken: ending.refreshToken }).catch(() => {})
+    if (ending) {
+      void ok(quire.POST('/auth/sessions/logout', { body: { refreshToken: ending.refreshToken } })).catch(() => {})
+    }
   }
   const active = (prefix: string) => (path.startsWith(prefix) ? 'active' : '')
   return (

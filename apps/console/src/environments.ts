@@ -1,9 +1,7 @@
 import { useEffect, useState } from 'preact/hooks'
-import { call } from './api.js'
-import type { operations } from '@quire/client'
+import { dataOf, quire, type Data } from './api.js'
 
-export type Environment =
-  operations['listEnvironments']['responses'][200]['content']['application/json']['data'][number]
+export type Environment = Data<'listEnvironments'>[number]
 
 const listeners = new Set<() => void>()
 
@@ -27,7 +25,7 @@ export function useEnvironments() {
   }, [])
   useEffect(() => {
     let live = true
-    call<Environment[]>('GET', '/api/v2/environments').then(
+    dataOf(quire.GET('/api/v2/environments')).then(
       (environments) => {
         if (!live) return
         setList(environments)

@@ -1,6 +1,6 @@
 import { createContext } from 'preact'
 import { useContext, useEffect, useState } from 'preact/hooks'
-import { call, q } from './api.js'
+import { dataOf, quire } from './api.js'
 
 /** What the signed-in user may do in the current environment: the console offers only that. */
 interface Role {
@@ -14,11 +14,6 @@ const NOBODY: Role = { administrator: false, superAdministrator: false }
 export const RoleContext = createContext<Role>(NOBODY)
 export const useRole = () => useContext(RoleContext)
 
-interface OwnRecord {
-  isSuperAdministrator?: boolean
-  profile?: { environments: Record<string, { administrator: boolean }> }
-}
-
 /** The user's own record in the environment says its role there (the API has no other "who am I"). */
 export function useOwnRole(userId: string | undefined, environmentId: string): Role {
   const [role, setRole] = useState<Role>(NOBODY)
@@ -26,7 +21,7 @@ export function useOwnRole(userId: string | undefined, environmentId: string): R
     setRole(NOBODY)
     if (!userId || !environmentId) return
     let live = true
-    call<OwnRecord[]>('GET', `/api/v2/users/${q(userId)}`).then(
+    dataOf(quire.GET('/api/v2/users/{userId}', { params: { path: { userId } } })).then(
       ([own]) => {
         const superAdministrator = own?.isSuperAdministrator === true
         const administrator = superAdministrator || own?.profile?.environments[environmentId]?.administrator === true

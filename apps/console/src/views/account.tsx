@@ -1,12 +1,8 @@
 import { useEffect, useState } from 'preact/hooks'
-import { call, q, session, toSession, type SessionAnswer } from '../api.js'
+import { dataOf, ok, quire, session, toSession, type Data } from '../api.js'
 import { navigate } from '../router.js'
 import { ConfirmButton, ErrorText, Notice, Title, useAction, useLoad } from '../ui.js'
 import type { QrShape } from './qr.js'
-
-interface Own {
-  username?: string
-}
 
 /** Quiet zone around the code, in modules: the 4 the QR standard asks for, so every scanner finds it. */
 const QUIET = 4
@@ -94,11 +90,14 @@ function RecoveryCodes({ codes, onDone }: { codes: string[]; onDone: () => void 
 /** The signed-in user's own account: who, a new password, and ending every session at once. */
 export function Account() {
   const userId = session.get()?.userId ?? ''
-  const own = useLoad(() => call<Own[]>('GET', `/api/v2/users/${q(userId)}`).then(([user]) => user), [userId])
+  const own = useLoad(
+    () => dataOf(quire.GET('/api/v2/users/{userId}', { params: { path: { userId } } })).then(([user]) => user),
+    [userId],
+  )
   const action = useAction()
   const [notice, setNotice] = useState('')
   const [form, setForm] = useState({ password: '', newPassword: '' })
-  const [setup, setSetup] = useState<{ secret: string; uri: string } | null>(null)
+  const [setup, setSetup] = useState<Data<'setupTwoFactor'> | null>(null)
   const [enrol, setEnrol] = useState({ code: '', password: '' })
   const [recoveryCodes, setRecoveryCodes] = useState<string[] | null>(null)
   const username = own.value?.username ?? userId
@@ -107,12 +106,11 @@ export function Account() {
     event.preventDefault()
     action.run(async () => {
       setNotice('')
-      const changed = await call<SessionAnswer>('POST', '/auth/password', form)
+      const changed = await dataOf(quire.POST('/auth/password', { body: form }))
       // The change ends every session, this one's renewals included: open a new one with the new password.
-      const reopened = await call<SessionAnswer>('POST', '/auth/sessions', {
-        username,
-        password: form.newPassword,
-      }).catch(() => ({ ...changed, refreshToken: '' }))
+      const reopened = await dataOf(
+        quire.POST('/auth/sessions', { body: { username, password: form.newPassword } }),
+      ).catch(() => ({ ...changed, refreshToken: '' }))
       session.set(toSession(reopened))
       setForm({ password: '', newPassword: '' })
       setNotice('Password changed. Your other sessions and long-lived tokens were ended.')
@@ -121,12 +119,12 @@ export function Account() {
   const startTwoFactor = () =>
     action.run(async () => {
       setRecoveryCodes(null)
-      setSetup(await call<{ secret: string; uri: string }>('POST', '/auth/2fa/setup'))
+      setSetup(await dataOf(quire.POST('/auth/2fa/setup')))
     })
   const enableTwoFactor = (event: Event) => {
     event.preventDefault()
     action.run(async () => {
-      const enabled = await call<{ recoveryCodes: string[] }>('POST', '/auth/2fa/enable', enrol)
+      const enabled = await dataOf(quire.POST('/auth/2fa/enable', { body: enrol }))
       setSetup(null)
       setEnrol({ code: '', password: '' })
       setRecoveryCodes(enabled.recoveryCodes)
@@ -134,7 +132,7 @@ export function Account() {
   }
   const signOutEverywhere = () =>
     action.run(async () => {
-      await call('POST', '/auth/sign-out-everywhere')
+      await ok(quire.POST('/auth/sign-out-everywhere'))
       session.set(null)
       navigate('/')
     })

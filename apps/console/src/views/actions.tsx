@@ -1,6 +1,6 @@
 import { Fragment } from 'preact'
 import { useEffect, useState } from 'preact/hooks'
-import { ApiError, call, q, raw, type Page } from '../api.js'
+import { ApiError, dataOf, q, quire, raw, type Data, type Page } from '../api.js'
 import { Link } from '../router.js'
 import { ErrorText, messageOf, Notice, Title, useAction } from '../ui.js'
 import { CodeEditor } from './code-editor.js'
@@ -13,29 +13,13 @@ const TRIGGERS = [
   'afterCreate',
   'afterUpdate',
   'afterDelete',
-] as const
-type Trigger = (typeof TRIGGERS)[number]
+] as const satisfies readonly Trigger[]
+type Trigger = Action['triggers'][number]
 
 /** An action as a definition declares it; `source` is answered to administrators only. */
-export interface Action {
-  name: string
-  triggers: Trigger[]
-  source?: string
-  description?: string
-}
+export type Action = NonNullable<Data<'getDefinition'>['actions']>[number]
 
-interface Run {
-  _id: string
-  action: string
-  trigger: string
-  documentId?: string
-  status: 'succeeded' | 'refused' | 'failed'
-  error?: { kind: string; message: string }
-  logs?: { level: string; message: string }[]
-  durationMs?: number
-  attempt?: number
-  createdOn: string
-}
+type Run = Data<'listActionRuns'>[number]
 
 const EXAMPLE = "if (!serverDocument.title) refuse('A title is required')\n"
 
@@ -69,9 +53,9 @@ export function ActionsEditor({ dd, initial }: { dd: string; initial: Action[] }
         source: source ?? '',
         ...(description ? { description } : {}),
       }))
-      const definition = await call<{ actions?: Action[] }>('PATCH', `/api/v2/document-definitions/${q(dd)}`, {
-        actions: body,
-      })
+      const definition = await dataOf(
+        quire.PATCH('/api/v2/document-definitions/{ddId}', { params: { path: { ddId: dd } }, body: { actions: body } }),
+      )
       setActions(definition.actions ?? [])
       setSaved(true)
     })
@@ -160,8 +144,12 @@ export function ManualActions(props: {
   const run = (name: string) => {
     setOutcome(null)
     action.run(async () => {
-      const base = `/api/v2/document-definitions/${q(props.dd)}/documents/${q(props.documentId)}/actions/`
-      const answer = await call<{ runId: string; result?: unknown }>('POST', base + q(name), {})
+      const answer = await dataOf(
+        quire.POST('/api/v2/document-definitions/{ddId}/documents/{id}/actions/{name}', {
+          params: { path: { ddId: props.dd, id: props.documentId, name } },
+          body: {},
+        }),
+      )
       setOutcome({ name, text: answer.result === undefined ? 'done' : JSON.stringify(answer.result, null, 2) })
       await props.onRan()
     })
@@ -203,7 +191,8 @@ export function ActionRuns({ dd }: { dd: string }) {
   const base = `/api/v2/document-definitions/${q(dd)}/action-runs`
   const load = (search: string, append: boolean) =>
     action.run(async () => {
-      const next = await raw<Page<Run>>('GET', `${base}?${search}`)
+      // `raw`: the answer's `pagination.next` is a ready query string, sent back as it is.
+      const next = await raw<Page<Run>>(`${base}?${search}`)
       setPage((previous) => (append && previous ? { ...next, data: [...previous.data, ...next.data] } : next))
     })
   const first = () => {

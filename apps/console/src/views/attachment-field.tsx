@@ -1,12 +1,10 @@
 import { useEffect, useState } from 'preact/hooks'
-import { call, q } from '../api.js'
-import type { operations } from '@quire/client'
+import { dataOf, q, quire, type Data } from '../api.js'
 import { ConfirmButton, ErrorText, formatBytes, useAction } from '../ui.js'
 import { fetchFile, upload } from './attachments.js'
 import type { Doc } from './documents.js'
 
-type Stored =
-  operations['saveAttachments']['responses'][201]['content']['application/json']['data']['attachments'][number]
+type Stored = Data<'saveAttachments'>['attachments'][number]
 
 /** Previews are fetched whole (the API has no thumbnails): past this size the file is only named. */
 const PREVIEW_LIMIT = 5 * 1024 * 1024
@@ -71,7 +69,11 @@ export function AttachmentField(props: {
   }
   const remove = (file: Stored) =>
     action.run(async () => {
-      const answer = await call<{ document: Doc }>('DELETE', `${base}/${q(file._id)}`)
+      const answer = await dataOf(
+        quire.DELETE('/api/v2/document-definitions/{ddId}/documents/{id}/attachments/{attachmentId}', {
+          params: { path: { ddId: dd, id: doc._id, attachmentId: file._id } },
+        }),
+      )
       props.onDocument(answer.document)
     })
 

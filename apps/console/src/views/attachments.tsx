@@ -1,14 +1,10 @@
 import { useState } from 'preact/hooks'
-import { apiFetch, call, headers, q, toError } from '../api.js'
+import { apiFetch, dataOf, headers, ok, q, quire, toError, type Data } from '../api.js'
 import { ConfirmButton, ErrorText, formatBytes, Notice, useAction } from '../ui.js'
 import type { Doc } from './documents.js'
 
-export interface Attachment {
-  _id: string
-  _fileName: string
-  _size: number
-  _contentType: string
-}
+/** An attachment's metadata as the document stores it. */
+type Attachment = Data<'saveAttachments'>['attachments'][number]
 
 const isAttachment = (value: unknown): value is Attachment =>
   typeof value === 'object' && value !== null && '_id' in value && '_fileName' in value
@@ -102,19 +98,27 @@ export function Attachments({ dd, document: doc, declared, onChange }: Props) {
   }
   const remove = (attachment: Attachment) =>
     action.run(async () => {
-      const answer = await call<{ document: Doc }>('DELETE', `${base}/${q(attachment._id)}`)
+      const answer = await dataOf(
+        quire.DELETE('/api/v2/document-definitions/{ddId}/documents/{id}/attachments/{attachmentId}', {
+          params: { path: { ddId: dd, id: doc._id, attachmentId: attachment._id } },
+        }),
+      )
       setNotice(`Deleted ${attachment._fileName}`)
       onChange(answer.document)
     })
   const copy = (event: Event, field: string, attachment: Attachment) => {
     event.preventDefault()
     action.run(async () => {
-      await call('POST', '/api/v2/documents/copyAttachments', [
-        {
-          source: { ddName: dd, _id: doc._id, valuePath: field, fileIds: [attachment._id] },
-          target: { ddName: target.ddName, [target.by]: target.id, valuePath: target.valuePath || field },
-        },
-      ])
+      await ok(
+        quire.POST('/api/v2/documents/copyAttachments', {
+          body: [
+            {
+              source: { ddName: dd, _id: doc._id, valuePath: field, fileIds: [attachment._id] },
+              target: { ddName: target.ddName, [target.by]: target.id, valuePath: target.valuePath || field },
+            },
+          ],
+        }),
+      )
       setCopying(null)
       setNotice(`Copied ${attachment._fileName} to ${target.id}`)
     })

@@ -1,26 +1,24 @@
 import { useEffect, useState } from 'preact/hooks'
-import { ApiError, call, q } from '../api.js'
+import { ApiError, dataOf, ok, q, quire, type Data } from '../api.js'
 import { useRole } from '../role.js'
 import { Link, navigate } from '../router.js'
 import { ConfirmButton, ErrorText, Notice, Title, useAction, useLoad } from '../ui.js'
 import { ActionsEditor, type Action } from './actions.js'
-import { fromSchema, SchemaBuilder, toSchema, type FieldType, type Schema } from './schema.js'
+import { fromSchema, SchemaBuilder, toSchema, type Schema } from './schema.js'
 
-export interface Definition {
-  _id: string
-  name: string
-  label?: string
-  fields?: Record<string, { type: FieldType; required?: boolean }>
-  indexes?: { fields: Record<string, 1 | -1>; unique?: boolean; state?: string }[]
-  actions?: Action[]
-}
+export type Definition = Data<'getDefinition'>
 
 const EMPTY: Schema = { fields: [], indexes: [] }
 
 /** The list, with create, copy and delete (deleting one that holds documents asks again, then sends `force`). */
 export function Definitions() {
   const role = useRole()
-  const list = useLoad(() => call<Definition[]>('GET', '/api/v2/document-definitions?limit=800'), [])
+  // Without `fields=` the list answers whole definitions: the schema makes every key optional for projections.
+  const list = useLoad(
+    () =>
+      dataOf(quire.GET('/api/v2/document-definitions', { params: { query: { limit: 800 } } })) as Promise<Definition[]>,
+    [],
+  )
   const action = useAction()
   const [notice, setNotice] = useState('')
   const [force, setForce] = useState<Definition | null>(null)
@@ -32,12 +30,16 @@ export function Definitions() {
     event.preventDefault()
     action.run(async () => {
       const { fields, indexes } = fromSchema(schema)
-      const created = await call<Definition>('POST', '/api/v2/document-definitions', {
-        name,
-        ...(label ? { label } : {}),
-        ...(schema.fields.length > 0 ? { fields } : {}),
-        ...(indexes.length > 0 ? { indexes } : {}),
-      })
+      const created = await dataOf(
+        quire.POST('/api/v2/document-definitions', {
+          body: {
+            name,
+            ...(label ? { label } : {}),
+            ...(schema.fields.length > 0 ? { fields } : {}),
+            ...(indexes.length > 0 ? { indexes } : {}),
+          },
+        }),
+      )
       setName('')
       setLabel('')
       setSchema(EMPTY)
@@ -47,14 +49,20 @@ export function Definitions() {
   }
   const copy = (definition: Definition) =>
     action.run(async () => {
-      const created = await call<Definition>('POST', `/api/v2/document-definitions?sourceId=${q(definition._id)}`, {})
+      const created = await dataOf(
+        quire.POST('/api/v2/document-definitions', { params: { query: { sourceId: definition._id } }, body: {} }),
+      )
       setNotice(`Copied ${definition.name} to ${created.name}`)
       list.reload()
     })
   const remove = (definition: Definition, withForce: boolean) =>
     action.run(async () => {
       try {
-        await call('DELETE', `/api/v2/document-definitions/${q(definition._id)}${withForce ? '?force=true' : ''}`)
+        await ok(
+          quire.DELETE('/api/v2/document-definitions/{ddId}', {
+            params: { path: { ddId: definition._id }, query: withForce ? { force: true } : {} },
+          }),
+        )
       } catch (err) {
         // The API refuses to drop a definition that still holds documents unless told `force`.
         if (err instanceof ApiError && err.code === 'validation_error' && /force/.test(err.description)) {
@@ -151,7 +159,10 @@ export function Definitions() {
 
 /** Label, fields and indexes of one definition, saved with PATCH. */
 export function DefinitionEdit({ dd }: { dd: string }) {
-  const loaded = useLoad(() => call<Definition>('GET', `/api/v2/document-definitions/${q(dd)}`), [dd])
+  const loaded = useLoad(
+    () => dataOf(quire.GET('/api/v2/document-definitions/{ddId}', { params: { path: { ddId: dd } } })),
+    [dd],
+  )
   const action = useAction()
   const [label, setLabel] = useState('')
   const [schema, setSchema] = useState(EMPTY)
@@ -167,7 +178,12 @@ export function DefinitionEdit({ dd }: { dd: string }) {
     event.preventDefault()
     action.run(async () => {
       setSaved(
-        await call<Definition>('PATCH', `/api/v2/document-definitions/${q(dd)}`, { label, ...fromSchema(schema) }),
+        await dataOf(
+          quire.PATCH('/api/v2/document-definitions/{ddId}', {
+            params: { path: { ddId: dd } },
+            body: { label, ...fromSchema(schema) },
+          }),
+        ),
       )
     })
   }

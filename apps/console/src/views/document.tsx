@@ -1,12 +1,11 @@
 import { useEffect, useRef, useState } from 'preact/hooks'
-import { ApiError, call, ok, q, quire } from '../api.js'
+import { ApiError, dataOf, ok, q, quire } from '../api.js'
 import { useChanges } from '../live.js'
 import { guardLeaving, Link, navigate } from '../router.js'
 import { ConfirmButton, ErrorText, messageOf, Notice, Title, useAction, useLoad } from '../ui.js'
 import { ManualActions } from './actions.js'
 import { AttachmentField } from './attachment-field.js'
 import { Attachments } from './attachments.js'
-import type { Definition } from './definitions.js'
 import type { Doc } from './documents.js'
 import { DocumentForm } from './form.js'
 
@@ -47,7 +46,10 @@ const detailOf = (error: unknown) =>
 
 export function DocumentEditor({ dd, id }: { dd: string; id: string }) {
   const isNew = id === 'new'
-  const definition = useLoad(() => call<Definition>('GET', `/api/v2/document-definitions/${q(dd)}`), [dd])
+  const definition = useLoad(
+    () => dataOf(quire.GET('/api/v2/document-definitions/{ddId}', { params: { path: { ddId: dd } } })),
+    [dd],
+  )
   const read = (documentId: string) =>
     ok(
       quire.GET('/api/v2/document-definitions/{ddId}/documents/{id}', {

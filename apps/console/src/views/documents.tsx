@@ -1,9 +1,8 @@
 import { useEffect, useRef, useState } from 'preact/hooks'
-import { call, q, raw, type Page } from '../api.js'
+import { dataOf, q, quire, raw, type Page } from '../api.js'
 import { useChanges, useCoalesced } from '../live.js'
 import { Link, navigate } from '../router.js'
 import { ErrorText, parseJson, Title, useAction, useLoad } from '../ui.js'
-import type { Definition } from './definitions.js'
 import { describe, FilterBuilder, toFilter, type Condition } from './filters.js'
 import { transferLink } from './transfer.js'
 
@@ -45,7 +44,10 @@ const searchFilter = (text: string, fields: string[]) => ({
 /** The API's list: a search box over the text fields, `query`, `sort`, `fields` as typed, then `pagination.next` for each further page. */
 export function Documents({ dd }: { dd: string }) {
   const core = `/api/v2/document-definitions/${q(dd)}/documents`
-  const definition = useLoad(() => call<Definition>('GET', `/api/v2/document-definitions/${q(dd)}`), [dd])
+  const definition = useLoad(
+    () => dataOf(quire.GET('/api/v2/document-definitions/{ddId}', { params: { path: { ddId: dd } } })),
+    [dd],
+  )
   // The boxes start from the address, so a reload or a shared link shows the same list.
   const [initial] = useState(() => new URLSearchParams(location.search))
   const [search, setSearch] = useState(initial.get('search') ?? '')
@@ -75,7 +77,8 @@ export function Documents({ dd }: { dd: string }) {
     action.run(async () => {
       const mine = { search, trail: nextTrail }
       latestLoad.current = mine
-      const answer = await raw<Page<Doc>>('GET', `${core}?${search}`)
+      // `raw`: the search is built as text and `pagination.next` comes back as a ready query string.
+      const answer = await raw<Page<Doc>>(`${core}?${search}`)
       if (latestLoad.current !== mine) return
       setPage(answer)
       if (typeof answer.pagination?.total === 'number') setTotal(answer.pagination.total)

@@ -1,5 +1,5 @@
 import { useState } from 'preact/hooks'
-import { ApiError, call, environment, q } from '../api.js'
+import { ApiError, environment, ok, quire } from '../api.js'
 import { environmentsChanged, useEnvironments, type Environment } from '../environments.js'
 import { useRole } from '../role.js'
 import { ConfirmButton, ErrorText, Notice, Title, useAction } from '../ui.js'
@@ -15,7 +15,9 @@ function Row(props: { env: Environment; manage: boolean; onDone: (notice: string
   const action = useAction()
   const patch = (body: { name?: string; active?: boolean }, notice: string) =>
     action.run(async () => {
-      await call('PATCH', `/api/v2/environments/${q(env._id)}`, body)
+      await ok(
+        quire.PATCH('/api/v2/environments/{environmentId}', { params: { path: { environmentId: env._id } }, body }),
+      )
       setName(null)
       environmentsChanged()
       props.onDone(notice)
@@ -23,7 +25,11 @@ function Row(props: { env: Environment; manage: boolean; onDone: (notice: string
   const remove = (force: boolean) =>
     action.run(async () => {
       try {
-        await call('DELETE', `/api/v2/environments/${q(env._id)}${force ? '?force=true' : ''}`)
+        await ok(
+          quire.DELETE('/api/v2/environments/{environmentId}', {
+            params: { path: { environmentId: env._id }, query: force ? { force: true } : {} },
+          }),
+        )
       } catch (err) {
         if (!force && err instanceof ApiError && err.code === 'validation_error') setNeedsForce(true)
         throw err
@@ -113,7 +119,7 @@ export function Environments() {
   const create = (event: Event) => {
     event.preventDefault()
     action.run(async () => {
-      await call('POST', '/api/v2/environments', { _id: form._id.trim(), name: form.name.trim() })
+      await ok(quire.POST('/api/v2/environments', { body: { _id: form._id.trim(), name: form.name.trim() } }))
       setNotice(`Environment ${form._id.trim()} created.`)
       setForm({ _id: '', name: '' })
       environmentsChanged()

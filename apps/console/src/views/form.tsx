@@ -1,12 +1,10 @@
 import type { ComponentChildren } from 'preact'
 import { useState } from 'preact/hooks'
-import type { FieldType } from './schema.js'
+import type { Definition } from './definitions.js'
 
 type Values = Record<string, unknown>
-interface Declared {
-  type: FieldType
-  required?: boolean
-}
+/** A field as the definition declares it. */
+type Declared = NonNullable<Definition['fields']>[string]
 
 /** `2030-01-02T03:04:05Z` as a `datetime-local` input shows it, in the browser's time zone. */
 function toLocalInput(value: unknown): string {

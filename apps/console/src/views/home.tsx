@@ -1,9 +1,9 @@
-import { call, environment } from '../api.js'
+import { dataOf, environment, quire } from '../api.js'
 import { Link } from '../router.js'
 import { ErrorText, Title, useLoad } from '../ui.js'
 
 export function Home() {
-  const active = useLoad(() => call<{ activeUsers: number }>('GET', '/api/v2/usage-statistics/active-users'), [])
+  const active = useLoad(() => dataOf(quire.GET('/api/v2/usage-statistics/active-users')), [])
   return (
     <section>
       <Title text={`Environment ${environment.get()}`} />

@@ -1,5 +1,5 @@
 import { useEffect, useState } from 'preact/hooks'
-import { ApiError, call, toSession, type Session, type SessionAnswer } from '../api.js'
+import { ApiError, dataOf, quire, toSession, type Session } from '../api.js'
 import { Link } from '../router.js'
 import { ErrorText, useAction } from '../ui.js'
 
@@ -21,11 +21,9 @@ export function Login({ onSignedIn, expired }: { onSignedIn: (session: Session) 
     event.preventDefault()
     action.run(async () => {
       try {
-        const answer = await call<SessionAnswer>('POST', '/auth/sessions', {
-          username,
-          password,
-          ...(needsCode ? { code } : {}),
-        })
+        const answer = await dataOf(
+          quire.POST('/auth/sessions', { body: { username, password, ...(needsCode ? { code } : {}) } }),
+        )
         onSignedIn(toSession(answer))
       } catch (err) {
         if (err instanceof ApiError && err.code === 'two_factor_required' && !needsCode) {

@@ -1,34 +1,16 @@
 import { useState } from 'preact/hooks'
-import { call, q } from '../api.js'
+import { dataOf, ok, quire, type Data } from '../api.js'
 import { useRole } from '../role.js'
 import { ConfirmButton, ErrorText, Notice, Title, useAction, useLoad } from '../ui.js'
 
-interface Version {
-  _id: string
-  versionNumber: string
-  availableOnMarketplace: boolean
-}
-interface MarketplacePackage {
-  _id: string
-  name: string
-  label: string
-  shortDescription: string
-  versions: Version[]
-}
-interface Installation {
-  packageId: string
-  packageVersionId: string
-  packageLabel: string
-  versionNumber: string
-  latestVersionNumber: string | null
-}
+type MarketplacePackage = Data<'listPackages'>[number]
 
 /** The marketplace (super-administrators also publish there) and this environment's installations. */
 export function Packages() {
-  const market = useLoad(() => call<MarketplacePackage[]>('GET', '/api/v2/packages?limit=800'), [])
+  const market = useLoad(() => dataOf(quire.GET('/api/v2/packages', { params: { query: { limit: 800 } } })), [])
   const role = useRole()
   const installed = useLoad(
-    () => (role.administrator ? call<Installation[]>('GET', '/api/v2/packages/installations') : Promise.resolve(null)),
+    () => (role.administrator ? dataOf(quire.GET('/api/v2/packages/installations')) : Promise.resolve(null)),
     [role.administrator],
   )
   const action = useAction()
@@ -44,7 +26,7 @@ export function Packages() {
   const createPackage = (event: Event) => {
     event.preventDefault()
     action.run(async () => {
-      await call('POST', '/api/v2/packages', form)
+      await ok(quire.POST('/api/v2/packages', { body: form }))
       setForm({ name: '', label: '', shortDescription: '' })
       done(`Created ${form.label}`)
     })
@@ -53,7 +35,12 @@ export function Packages() {
     event.preventDefault()
     action.run(async () => {
       const versionNumber = versionOf[pkg._id] ?? ''
-      await call('POST', `/api/v2/packages/${q(pkg._id)}/versions`, { versionNumber, availableOnMarketplace: true })
+      await ok(
+        quire.POST('/api/v2/packages/{packageId}/versions', {
+          params: { path: { packageId: pkg._id } },
+          body: { versionNumber, availableOnMarketplace: true },
+        }),
+      )
       setVersionOf({ ...versionOf, [pkg._id]: '' })
       done(`Published ${pkg.label} ${versionNumber}`)
     })
@@ -92,7 +79,11 @@ export function Packages() {
                       question={`Uninstall ${installation.packageLabel}?`}
                       onConfirm={() =>
                         action.run(async () => {
-                          await call('DELETE', `/api/v2/packages/installations/${q(installation.packageId)}`)
+                          await ok(
+                            quire.DELETE('/api/v2/packages/installations/{packageId}', {
+                              params: { path: { packageId: installation.packageId } },
+                            }),
+                          )
                           done(`Uninstalled ${installation.packageLabel}`)
                         })
                       }
@@ -125,7 +116,11 @@ export function Packages() {
                           disabled={!version.availableOnMarketplace}
                           onClick={() =>
                             action.run(async () => {
-                              await call('POST', '/api/v2/packages/installations', { packageVersionId: version._id })
+                              await ok(
+                                quire.POST('/api/v2/packages/installations', {
+                                  body: { packageVersionId: version._id },
+                                }),
+                              )
                               done(`Installed ${pkg.label} ${version.versionNumber}`)
                             })
                           }

@@ -1,5 +1,5 @@
 import { useEffect, useState } from 'preact/hooks'
-import { call } from '../api.js'
+import { ok, quire } from '../api.js'
 import { Link } from '../router.js'
 import { ErrorText, Notice, useAction } from '../ui.js'
 
@@ -22,14 +22,18 @@ export function ResetPassword() {
     event.preventDefault()
     action.run(async () => {
       // The answer is the same whether or not an account matched: nothing to tell apart here either.
-      await call('POST', '/auth/reset-password', account.includes('@') ? { email: account } : { username: account })
+      await ok(
+        quire.POST('/auth/reset-password', {
+          body: account.includes('@') ? { email: account } : { username: account },
+        }),
+      )
       setRequested(true)
     })
   }
   const confirm = (event: Event) => {
     event.preventDefault()
     action.run(async () => {
-      await call('POST', '/auth/reset-password/confirm', { token: token.trim(), password })
+      await ok(quire.POST('/auth/reset-password/confirm', { body: { token: token.trim(), password } }))
       setDone(true)
     })
   }

@@ -1,29 +1,14 @@
 import { useEffect, useState } from 'preact/hooks'
-import { call, environment, q, raw, type Page } from '../api.js'
+import type { operations } from '@quire/client'
+import { dataOf, environment, ok, q, quire, type Data } from '../api.js'
 import { useRole } from '../role.js'
 import { Link } from '../router.js'
 import { ConfirmButton, ErrorText, Notice, Title, useAction, useLoad } from '../ui.js'
 
-interface Entry {
-  name: string
-  email: string
-  administrator: boolean
-  active: boolean
-  groups: string[]
-}
-interface User {
-  _id: string
-  username?: string
-  isSuperAdministrator?: boolean
-  profile?: { environments: Record<string, Entry> }
-}
-interface Token {
-  _id: string
-  name: string
-  expiresOn: string | null
-  lastUsedOn: string | null
-  token?: string
-}
+type User = Data<'getUser'>[number]
+type Entry = NonNullable<User['profile']>['environments'][string]
+/** The one answer that carries the secret `token`, shown once. */
+type CreatedToken = Data<'createLongLivedToken'>[number]
 
 const entryOf = (user: User): Entry | undefined => user.profile?.environments[environment.get()]
 const groupsOf = (text: string) =>
@@ -37,13 +22,10 @@ export function Users() {
   const [after, setAfter] = useState<string[]>([])
   const cursor = after[after.length - 1]
   const page = useLoad(
-    () => raw<Page<User>>('GET', `/api/v2/users?limit=50${cursor ? `&after=${q(cursor)}` : ''}`),
+    () => ok(quire.GET('/api/v2/users', { params: { query: { limit: 50, ...(cursor ? { after: cursor } : {}) } } })),
     [cursor],
   )
-  const active = useLoad(
-    () => call<{ activeUsers: number }>('GET', '/api/v2/usage-statistics/active-users'),
-    [page.value],
-  )
+  const active = useLoad(() => dataOf(quire.GET('/api/v2/usage-statistics/active-users')), [page.value])
   const action = useAction()
   const [notice, setNotice] = useState('')
   const [form, setForm] = useState({
@@ -59,14 +41,18 @@ export function Users() {
   const create = (event: Event) => {
     event.preventDefault()
     action.run(async () => {
-      const [user] = await call<User[]>('POST', '/api/v2/users', {
-        username: form.username,
-        ...(form.password ? { password: form.password } : {}),
-        ...(form.email ? { email: form.email } : {}),
-        ...(form.name ? { name: form.name } : {}),
-        administrator: form.administrator,
-        groups: groupsOf(form.groups),
-      })
+      const [user] = await dataOf(
+        quire.POST('/api/v2/users', {
+          body: {
+            username: form.username,
+            ...(form.password ? { password: form.password } : {}),
+            ...(form.email ? { email: form.email } : {}),
+            ...(form.name ? { name: form.name } : {}),
+            administrator: form.administrator,
+            groups: groupsOf(form.groups),
+          },
+        }),
+      )
       setNotice(`Created ${user?.username ?? form.username}`)
       setForm({ username: '', password: '', email: '', name: '', groups: '', administrator: false })
       page.reload()
@@ -184,15 +170,18 @@ export function Users() {
 /** One user: roles in this environment, deactivation, 2FA reset, long-lived tokens. */
 export function UserDetail({ userId }: { userId: string }) {
   const role = useRole()
-  const loaded = useLoad(() => call<User[]>('GET', `/api/v2/users/${q(userId)}`), [userId])
-  const tokens = useLoad(() => call<Token[]>('GET', `/api/v2/users/${q(userId)}/long-lived-tokens`), [userId])
+  const loaded = useLoad(() => dataOf(quire.GET('/api/v2/users/{userId}', { params: { path: { userId } } })), [userId])
+  const tokens = useLoad(
+    () => dataOf(quire.GET('/api/v2/users/{userId}/long-lived-tokens', { params: { path: { userId } } })),
+    [userId],
+  )
   const tokenCount = tokens.value?.length ?? 0
   const action = useAction()
   const [notice, setNotice] = useState('')
   const [user, setUser] = useState<User | null>(null)
   const [roles, setRoles] = useState({ administrator: false, active: true, groups: '' })
   const [tokenName, setTokenName] = useState('')
-  const [secret, setSecret] = useState<Token | null>(null)
+  const [secret, setSecret] = useState<CreatedToken | null>(null)
 
   const show = (value: User) => {
     setUser(value)
@@ -207,9 +196,12 @@ export function UserDetail({ userId }: { userId: string }) {
     if (loaded.value?.[0]) show(loaded.value[0])
   }, [loaded.value])
 
-  const patch = (body: Record<string, unknown>, message: string) =>
+  const patch = (
+    body: NonNullable<operations['updateUser']['requestBody']>['content']['application/json'],
+    message: string,
+  ) =>
     action.run(async () => {
-      const [updated] = await call<User[]>('PATCH', `/api/v2/users/${q(userId)}`, body)
+      const [updated] = await dataOf(quire.PATCH('/api/v2/users/{userId}', { params: { path: { userId } }, body }))
       if (updated) show(updated)
       setNotice(message)
     })
@@ -220,9 +212,12 @@ export function UserDetail({ userId }: { userId: string }) {
   const createToken = (event: Event) => {
     event.preventDefault()
     action.run(async () => {
-      const [created] = await call<Token[]>('POST', `/api/v2/users/${q(userId)}/long-lived-tokens`, {
-        ...(tokenName ? { name: tokenName } : {}),
-      })
+      const [created] = await dataOf(
+        quire.POST('/api/v2/users/{userId}/long-lived-tokens', {
+          params: { path: { userId } },
+          body: tokenName ? { name: tokenName } : {},
+        }),
+      )
       setSecret(created ?? null)
       setTokenName('')
       tokens.reload()
@@ -289,7 +284,7 @@ export function UserDetail({ userId }: { userId: string }) {
               question={`Remove this user's two-factor setup, end its sessions and revoke its ${tokenCount} long-lived token(s)?`}
               onConfirm={() =>
                 action.run(async () => {
-                  const reset = await call<{ revokedLongLivedTokens: number }>('POST', '/auth/reset-2FA', { userId })
+                  const reset = await dataOf(quire.POST('/auth/reset-2FA', { body: { userId } }))
                   setNotice(
                     `Two-factor authentication reset. Long-lived tokens revoked: ${reset.revokedLongLivedTokens}.`,
                   )
@@ -329,7 +324,11 @@ export function UserDetail({ userId }: { userId: string }) {
                 question={`Revoke ${token.name}?`}
                 onConfirm={() =>
                   action.run(async () => {
-                    await call('DELETE', `/api/v2/users/${q(userId)}/long-lived-tokens/${q(token._id)}`)
+                    await ok(
+                      quire.DELETE('/api/v2/users/{userId}/long-lived-tokens/{tokenId}', {
+                        params: { path: { userId, tokenId: token._id } },
+                      }),
+                    )
                     setNotice(`Revoked ${token.name}`)
                     tokens.reload()
                   })
