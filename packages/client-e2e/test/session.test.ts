@@ -1,12 +1,9 @@
 import t from 'tap'
 import { fileURLToPath } from 'node:url'
 import ts from 'typescript'
-import { app, ConfigSchema, upstreamsFrom } from '@quire/gateway'
-import { createServer, loadConfig } from '@quire/service-kit'
 import { testResources } from '@quire/testing'
+import { ADMIN, serve } from './serve.js'
 import { session } from './session.js'
-
-const ADMIN = { username: 'admin', password: 'correct horse battery' }
 
 t.test('the session type-checks against the generated schema', async (t) => {
   const file = fileURLToPath(new URL('./session.ts', import.meta.url))
@@ -23,17 +20,7 @@ t.test('the session type-checks against the generated schema', async (t) => {
 
 t.test('a session against the all-in-one server', async (t) => {
   const resources = await testResources(t)
-  const config = loadConfig(ConfigSchema, {
-    QUIRE_DATA_DIR: resources.dataDir,
-    QUIRE_ADMIN_USERNAME: ADMIN.username,
-    QUIRE_ADMIN_PASSWORD: ADMIN.password,
-    // Test files share two cores: no 503 for the machine's slow event loop.
-    QUIRE_MAX_EVENT_LOOP_DELAY_MS: '60000',
-  })
-  const server = createServer({ logLevel: 'silent' })
-  await server.register(app, { config, upstreams: upstreamsFrom(config), local: resources })
-  t.teardown(() => server.close())
-  const baseUrl = await server.listen({ port: 0, host: '127.0.0.1' })
+  const baseUrl = await serve(t, resources)
 
   const result = await session(baseUrl, ADMIN)
   t.equal(result.environmentId, 'default')

@@ -1,10 +1,7 @@
 import t from 'tap'
-import { app, ConfigSchema, upstreamsFrom } from '@quire/gateway'
-import { createServer, loadConfig } from '@quire/service-kit'
 import { testResources } from '@quire/testing'
+import { ADMIN, ADMIN_ENV, serve } from './serve.js'
 import { createQuireClient, SubscriptionRefused, type Change } from '@quire/client'
-
-const ADMIN = { username: 'admin', password: 'correct horse battery' }
 
 /** Changes as they arrive, and a way to wait for the n-th. */
 function collector() {
@@ -25,17 +22,7 @@ function collector() {
 
 t.test('subscribe delivers changes in order and resumes from the last id', async (t) => {
   const resources = await testResources(t)
-  const config = loadConfig(ConfigSchema, {
-    QUIRE_DATA_DIR: resources.dataDir,
-    QUIRE_ADMIN_USERNAME: ADMIN.username,
-    QUIRE_ADMIN_PASSWORD: ADMIN.password,
-    // Test files share two cores: no 503 for the machine's slow event loop.
-    QUIRE_MAX_EVENT_LOOP_DELAY_MS: '60000',
-  })
-  const server = createServer({ logLevel: 'silent' })
-  await server.register(app, { config, upstreams: upstreamsFrom(config), local: resources })
-  t.teardown(() => server.close())
-  const baseUrl = await server.listen({ port: 0, host: '127.0.0.1' })
+  const baseUrl = await serve(t, resources)
   const login = await createQuireClient({ baseUrl }).POST('/auth/login', { body: ADMIN })
   const client = createQuireClient({ baseUrl, token: login.data?.data.accessToken, environmentId: 'default' })
   const definition = await client.POST('/api/v2/document-definitions', { body: { name: 'tasks' } })
@@ -78,19 +65,8 @@ t.test('subscribe delivers changes in order and resumes from the last id', async
 
 t.test('the stream goes through a gateway that proxies the documents service, unbuffered', async (t) => {
   const resources = await testResources(t)
-  const started = async (env: Record<string, string>) => {
-    const config = loadConfig(ConfigSchema, {
-      QUIRE_DATA_DIR: resources.dataDir,
-      // Test files share two cores: no 503 for the machine's slow event loop.
-      QUIRE_MAX_EVENT_LOOP_DELAY_MS: '60000',
-      ...env,
-    })
-    const server = createServer({ logLevel: 'silent' })
-    await server.register(app, { config, upstreams: upstreamsFrom(config), local: resources })
-    t.teardown(() => server.close())
-    return server.listen({ port: 0, host: '127.0.0.1' })
-  }
-  const documents = await started({ QUIRE_ADMIN_USERNAME: ADMIN.username, QUIRE_ADMIN_PASSWORD: ADMIN.password })
+  const started = (env: Record<string, string>) => serve(t, resources, env)
+  const documents = await started(ADMIN_ENV)
   const baseUrl = await started({ QUIRE_DOCUMENTS_URL: documents })
   const login = await createQuireClient({ baseUrl }).POST('/auth/login', { body: ADMIN })
   const token = login.data?.data.accessToken ?? ''

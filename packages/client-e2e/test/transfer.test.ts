@@ -1,24 +1,11 @@
 import t from 'tap'
-import { app, ConfigSchema, upstreamsFrom } from '@quire/gateway'
-import { createServer, loadConfig } from '@quire/service-kit'
 import { testResources } from '@quire/testing'
+import { ADMIN, serve } from './serve.js'
 import { createQuireClient } from '@quire/client'
-
-const ADMIN = { username: 'admin', password: 'correct horse battery' }
 
 t.test('a definition exported as CSV and imported back, through the typed client', async (t) => {
   const resources = await testResources(t)
-  const config = loadConfig(ConfigSchema, {
-    QUIRE_DATA_DIR: resources.dataDir,
-    QUIRE_ADMIN_USERNAME: ADMIN.username,
-    QUIRE_ADMIN_PASSWORD: ADMIN.password,
-    // Test files share two cores: no 503 for the machine's slow event loop.
-    QUIRE_MAX_EVENT_LOOP_DELAY_MS: '60000',
-  })
-  const server = createServer({ logLevel: 'silent' })
-  await server.register(app, { config, upstreams: upstreamsFrom(config), local: resources })
-  t.teardown(() => server.close())
-  const baseUrl = await server.listen({ port: 0, host: '127.0.0.1' })
+  const baseUrl = await serve(t, resources)
   const login = await createQuireClient({ baseUrl }).POST('/auth/login', { body: ADMIN })
   const quire = createQuireClient({ baseUrl, token: login.data?.data.accessToken, environmentId: 'default' })
   const fields = { title: { type: 'string' as const, required: true } }
