@@ -109,7 +109,10 @@ export const documentChangeRoutes: FastifyPluginAsyncTypebox = async (app) => {
       // the first chunk, the response would keep the tree of concatenations it was built from (2 KB).
       response.flushHeaders()
       // A HEAD is told what a GET would get, and nothing is held open for it.
-      if (!subscription) return void response.end()
+      if (!subscription) {
+        response.end()
+        return
+      }
       // The client may have gone while the subscription was made: its 'close' is then past.
       if (response.destroyed) return subscription.close()
       response.once('close', () => subscription.close())
