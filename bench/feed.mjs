@@ -106,7 +106,7 @@ const CREATE = Buffer.from('\nevent: create\n')
  * the delays measure.
  */
 function subscribe(url, path, headers, sampled) {
-  const subscriber = { events: 0, delays: [], arrivals: [], response: undefined }
+  const subscriber = { events: 0, bytes: 0, delays: [], arrivals: [], response: undefined }
   return new Promise((resolve, reject) => {
     const request = httpRequest(
       `${url}${path}`,
@@ -121,6 +121,7 @@ function subscribe(url, path, headers, sampled) {
             subscriber.resolved = true
             resolve(subscriber)
           }
+          subscriber.bytes += Buffer.byteLength(chunk)
           if (!sampled) {
             // What may hold the start of a marker split between two chunks is kept for the next.
             const bytes = rest.length > 0 ? Buffer.concat([rest, chunk]) : chunk
@@ -234,6 +235,7 @@ async function readStreams({ url, path, headers }) {
   }
   parentPort.postMessage({
     delivered: subscribers.reduce((sum, s) => sum + s.events, 0),
+    bytes: subscribers.reduce((sum, s) => sum + s.bytes, 0),
     delays: subscribers.flatMap((s) => s.delays),
     arrivals: subscribers.flatMap((s) => s.arrivals),
   })
@@ -288,7 +290,7 @@ async function main() {
     const withSubscribers = await offer(server.url, documents, headers, answered)
     // Every event delivered: the reader waits until each subscriber counted them all (or reports what is missing).
     reader.postMessage({ expected: withSubscribers.accepted, deadline: Date.now() + 120_000 })
-    const [{ delivered, delays, arrivals }] = await once(reader, 'message')
+    const [{ delivered, bytes, delays, arrivals }] = await once(reader, 'message')
     await reader.terminate()
     // The server's CPU for the writes and every delivery of them.
     const cpuWith = cpuOf(server.child.pid) - cpuStart
@@ -301,6 +303,7 @@ async function main() {
       offered: { writesPerSecond: RATE, seconds: SECONDS, bulk: BULK, singleShare: SINGLE_SHARE },
       loadAverage: { atStart: loadStart, atEnd: loadAverage() },
       delivered: `${delivered} of ${SUBSCRIBERS * withSubscribers.accepted}`,
+      bytesPerEvent: Math.round(bytes / delivered),
       createdToDeliveryMs: { p50: percentile(delays, 50), p99: percentile(delays, 99), samples: delays.length },
       answerToDeliveryMs: { p50: percentile(afterAnswer, 50), p99: percentile(afterAnswer, 99) },
       idleBytesPerSubscription: {
