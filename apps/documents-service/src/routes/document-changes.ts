@@ -71,25 +71,22 @@ export const documentChangeRoutes: FastifyPluginAsyncTypebox = async (app) => {
       const { filter, projection } = parseListQuery(request.query)
       const scope = request.scope
       const definition = await app.definitions.resolve(scope, request.params.ddId)
-      const head = request.method === 'HEAD'
       // Refusals above and here (caps, an expired resume token) answer in the JSON envelope: nothing is sent yet.
-      const subscription = head
-        ? undefined
-        : await app.changeFeed.subscribe({
-            scope,
-            // What the feed reads of it: a subscription holds no copy of the definition's record.
-            definition: { _id: definition._id, _environmentId: definition._environmentId },
-            filter,
-            projection,
-            lastEventId: request.headers['last-event-id'],
-            sink: new ResponseSink(reply.raw),
-            // The checks every request passes, run again on this one: a revoked token or access ends the stream.
-            // Holding the request costs nothing more: Fastify's own 'finish' listener holds it as long.
-            recheck: async () => {
-              await app.auth.requireEnvironment.call(app, request, reply)
-              return request.scope
-            },
-          })
+      const subscription = await app.changeFeed.subscribe({
+        scope,
+        // What the feed reads of it: a subscription holds no copy of the definition's record.
+        definition: { _id: definition._id, _environmentId: definition._environmentId },
+        filter,
+        projection,
+        lastEventId: request.headers['last-event-id'],
+        sink: new ResponseSink(reply.raw),
+        // The checks every request passes, run again on this one: a revoked token or access ends the stream.
+        // Holding the request costs nothing more: Fastify's own 'finish' listener holds it as long.
+        recheck: async () => {
+          await app.auth.requireEnvironment.call(app, request, reply)
+          return request.scope
+        },
+      })
       reply
         .header('content-type', 'text/event-stream; charset=utf-8')
         .header('cache-control', 'no-cache, no-transform')
@@ -99,22 +96,21 @@ export const documentChangeRoutes: FastifyPluginAsyncTypebox = async (app) => {
         .header(REQUEST_ID_HEADER, request.id)
       reply.hijack()
       const response = reply.raw
-      // Given to `writeHead` rather than set one by one: the response then keeps no table of them (1.4 KB).
+      // Given to `writeHead` rather than set one by one: the response then keeps no table of them (1.8 KB).
       const headers: string[] = []
       for (const [name, value] of Object.entries(reply.getHeaders())) {
         for (const one of [value ?? []].flat()) headers.push(name, String(one))
       }
       response.writeHead(200, headers)
       // Sent on their own, the headers' text goes to the socket as it is and is made flat there; written with
-      // the first chunk, the response would keep the tree of concatenations it was built from (2 KB).
+      // the first chunk, the response would keep the tree of concatenations it was built from (2.3 KB).
       response.flushHeaders()
-      // A HEAD is told what a GET would get, and nothing is held open for it.
-      if (!subscription) {
-        response.end()
+      // A HEAD is told what a GET would get (its refusals included), and nothing is held open for it. The client
+      // may also have gone while the subscription was made: its 'close' is then past.
+      if (request.method === 'HEAD' || response.destroyed) {
+        subscription.close()
         return
       }
-      // The client may have gone while the subscription was made: its 'close' is then past.
-      if (response.destroyed) return subscription.close()
       response.once('close', () => subscription.close())
       response.write(OPENING)
     },
