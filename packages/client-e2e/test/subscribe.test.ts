@@ -107,8 +107,14 @@ t.test('the stream carries the edge headers every answer does: security, CORS, i
   t.equal(stream.status, 200)
   const own = new Set(['content-type', 'content-length', 'date', 'etag', 'x-request-id', 'cache-control'])
   const edge = [...list.headers].filter(([name]) => !own.has(name))
-  t.ok(edge.some(([name]) => name === 'x-content-type-options'), 'the security headers are compared')
-  t.ok(edge.some(([name]) => name === 'access-control-allow-origin'), 'the CORS headers are compared')
+  t.ok(
+    edge.some(([name]) => name === 'x-content-type-options'),
+    'the security headers are compared',
+  )
+  t.ok(
+    edge.some(([name]) => name === 'access-control-allow-origin'),
+    'the CORS headers are compared',
+  )
   t.same(
     edge.filter(([name]) => stream.headers.get(name) !== list.headers.get(name)),
     [],

@@ -268,7 +268,7 @@ t.test('the stream says what it is: event stream, no caching or proxy buffering,
   reader.close()
 })
 
-t.test('a HEAD answers the stream\'s headers and holds no subscription open', async (t) => {
+t.test("a HEAD answers the stream's headers and holds no subscription open", async (t) => {
   const { as, base, ddId, feed } = await worldWithFeed(t)
   const answer = await new Promise<{ status?: number; type?: string; body: string }>((resolve, reject) => {
     httpRequest(`${base}${documentsOf(ddId)}/changes`, { method: 'HEAD', headers: as.member }, (response) => {
