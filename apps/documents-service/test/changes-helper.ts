@@ -68,6 +68,14 @@ export class EventReader {
     return this.events.slice(0, count)
   }
 
+  /** Resolves once `count` comment lines (heartbeats) arrived; rejects if the stream ends first. */
+  async nextComments(count: number): Promise<void> {
+    while (this.comments < count) {
+      if (this.ended) throw new Error(`the stream ended after ${this.comments} comments, ${count} awaited`)
+      await new Promise<void>((resolve) => this.#waiters.push(resolve))
+    }
+  }
+
   /** Resolves once the server ended the stream. */
   async end(): Promise<Received[]> {
     while (!this.ended) await new Promise<void>((resolve) => this.#waiters.push(resolve))

@@ -89,3 +89,38 @@ t.test('the stream goes through a gateway that proxies the documents service, un
   t.match(text, /^id: .+\nevent: create\ndata: \{"_id":/, 'a change arrives while the stream stays open')
   await reader?.cancel()
 })
+
+t.test('the stream carries the edge headers every answer does: security, CORS, its request id', async (t) => {
+  const resources = await testResources(t)
+  const origin = 'https://app.example'
+  const baseUrl = await serve(t, resources, { ...ADMIN_ENV, QUIRE_CORS_ORIGINS: origin })
+  const login = await createQuireClient({ baseUrl }).POST('/auth/login', { body: ADMIN })
+  const token = login.data?.data.accessToken ?? ''
+  const headers = { authorization: `Bearer ${token}`, 'environment-id': 'default', origin }
+  const client = createQuireClient({ baseUrl, token, environmentId: 'default' })
+  const definition = await client.POST('/api/v2/document-definitions', { body: { name: 'tasks' } })
+  const documents = `${baseUrl}/api/v2/document-definitions/${definition.data?.data._id ?? ''}/documents`
+
+  const list = await fetch(documents, { headers })
+  await list.arrayBuffer()
+  const stream = await fetch(`${documents}/changes`, { headers: { ...headers, accept: 'text/event-stream' } })
+  t.equal(stream.status, 200)
+  const own = new Set(['content-type', 'content-length', 'date', 'etag', 'x-request-id', 'cache-control'])
+  const edge = [...list.headers].filter(([name]) => !own.has(name))
+  t.ok(
+    edge.some(([name]) => name === 'x-content-type-options'),
+    'the security headers are compared',
+  )
+  t.ok(
+    edge.some(([name]) => name === 'access-control-allow-origin'),
+    'the CORS headers are compared',
+  )
+  t.same(
+    edge.filter(([name]) => stream.headers.get(name) !== list.headers.get(name)),
+    [],
+    'every edge header of a JSON answer, with the same value',
+  )
+  t.match(stream.headers.get('x-request-id'), /^[\w-]{8,}$/)
+  t.not(stream.headers.get('x-request-id'), list.headers.get('x-request-id'), 'its own request id')
+  await stream.body?.cancel()
+})

@@ -1,6 +1,8 @@
+import { request as httpRequest } from 'node:http'
 import t from 'tap'
 import { IDENTITY_COLLECTIONS } from '@quire/identity'
 import { openRecordStore } from '@quire/records'
+import type { ChangeFeed } from '../../src/domain/change-feed.js'
 import { createChangeLog } from '../../src/domain/change-log.js'
 import { listening, open, subscribe, type Opened, type Received } from '../changes-helper.js'
 import {
@@ -23,6 +25,21 @@ async function world(t: Parameters<typeof build>[0], config: Parameters<typeof b
   const base = await listening(built.server)
   const definition = await createDefinition(built.server, built.as.admin, { name: 'tasks' })
   return { ...built, base, ddId: definition._id }
+}
+
+/** `world` and the service's change feed (decorated inside the service's scope, so read from a request there). */
+async function worldWithFeed(t: Parameters<typeof build>[0]) {
+  let feed: ChangeFeed | undefined
+  const built = await build(t, {
+    prepare: (server) =>
+      server.addHook('onRequest', async (request) => {
+        feed ??= request.server.changeFeed
+      }),
+  })
+  const base = await listening(built.server)
+  const definition = await createDefinition(built.server, built.as.admin, { name: 'tasks' })
+  if (!feed) throw new Error('the change feed was not found')
+  return { ...built, base, ddId: definition._id, feed }
 }
 
 const write = (built: Built, ddId: string, method: string, url: string, payload?: object) =>
@@ -234,4 +251,57 @@ t.test('a deactivated user is disconnected at its next event; a deleted definiti
   const removed = await server.inject({ method: 'DELETE', url: `${DEFINITIONS}/${ddId}?force=true`, headers: as.admin })
   t.equal(removed.statusCode, 200)
   t.same(summary(await admin.end()), ['create:1'], 'the stream of a deleted definition ends')
+})
+
+t.test('the stream says what it is: event stream, no caching or proxy buffering, its request id', async (t) => {
+  const { as, base, ddId, feed } = await worldWithFeed(t)
+  const requestId = 'stream-request-0001'
+  const reader = await open(base, ddId, { ...as.member, 'x-request-id': requestId })
+  t.match(reader.response.headers, {
+    'content-type': 'text/event-stream; charset=utf-8',
+    'cache-control': 'no-cache, no-transform',
+    'x-accel-buffering': 'no',
+    'x-request-id': requestId,
+    'transfer-encoding': 'chunked',
+  })
+  t.equal(feed.open(ENV_A), 1)
+  reader.close()
+})
+
+t.test("a HEAD answers the stream's headers and holds no subscription open", async (t) => {
+  const { as, base, ddId, feed } = await worldWithFeed(t)
+  const answer = await new Promise<{ status?: number; type?: string; body: string }>((resolve, reject) => {
+    httpRequest(`${base}${documentsOf(ddId)}/changes`, { method: 'HEAD', headers: as.member }, (response) => {
+      let body = ''
+      response.setEncoding('utf8')
+      response.on('data', (chunk: string) => (body += chunk))
+      response.on('end', () => resolve({ status: response.statusCode, type: response.headers['content-type'], body }))
+    })
+      .on('error', reject)
+      .end()
+  })
+  t.same(answer, { status: 200, type: 'text/event-stream; charset=utf-8', body: '' })
+  t.equal(feed.open(ENV_A), 0, 'nothing counted against the caps')
+})
+
+t.test('heartbeats reach idle streams and re-check their callers: a deactivated user is disconnected', async (t) => {
+  const built = await worldWithFeed(t)
+  const { as, base, ddId, resources, feed } = built
+  const member = await open(base, ddId, as.member)
+  const admin = await open(base, ddId, as.admin)
+  feed.heartbeat()
+  await Promise.all([member.nextComments(1), admin.nextComments(1)])
+  t.equal(member.events.length + admin.events.length, 0, 'a heartbeat is a comment, no event')
+
+  const token = as.member.authorization?.slice('Bearer '.length) ?? ''
+  const userId = JSON.parse(Buffer.from(token.split('.')[1] ?? '', 'base64url').toString()) as { sub: string }
+  await IDENTITY_COLLECTIONS.users
+    .in(resources.store)
+    .updateOne({ _id: userId.sub }, { $set: { [`profile.environments.${ENV_A}.active`]: false } })
+  feed.heartbeat()
+  t.same(await member.end(), [], 'the deactivated member is disconnected with no change written')
+  await admin.nextComments(2)
+  t.notOk(admin.ended, 'the administrator stays subscribed')
+  t.equal(feed.open(ENV_A), 1)
+  admin.close()
 })
