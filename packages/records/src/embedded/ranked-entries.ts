@@ -1,4 +1,5 @@
 import { sortKey, type SortField } from '../sort-order.js'
+import { coveredValue } from './covered-fields.js'
 import { rowValues, type FindQuery } from './find-query.js'
 import type { IndexKey } from './index-keys.js'
 import type { IndexPlan } from './index-plans.js'
@@ -44,7 +45,7 @@ export function* rankedEntries(query: FindQuery, plan: IndexPlan, [low, high]: [
     // Kept only when read at one stamp with every candidate still there.
     let whole: KeptRange | undefined = new KeptRange(plan.index, low, high, sort)
     const seen = plan.dedupe ? new Set<string>() : undefined
-    for (const entry of entries(engine, plan.index, { start: low, end: high }, pacer)) {
+    for (const entry of entries(engine, plan.index, { start: low, end: high }, pacer, true)) {
       if (entry === PAUSE) {
         // Paused like any scan, so other environments' requests run between its slices. What it read stays one
         // snapshot, and the range may be kept, while no write (of any process) moved the collection's stamp.
@@ -61,13 +62,14 @@ export function* rankedEntries(query: FindQuery, plan: IndexPlan, [low, high]: [
       let row: Row | undefined
       const values: SortValues = []
       for (let i = 0; i < sort.length; i++) {
+        const { path } = sort[i] as SortField
         const column = known[i]
-        let value = column ? column.get(id) : sortKey(id)
+        let value = column ? (coveredValue(entry.covered, path) ?? column.get(id)) : sortKey(id)
         if (!value) {
           row ??= read(engine, collectionId, id)
           // Gone since its entry was read (a write between two slices): no longer a match.
           if (!row) break
-          value = sortKey(pathInText(row.json, (sort[i] as SortField).path))
+          value = sortKey(pathInText(row.json, path))
           column?.note(id, value)
         }
         values.push(value[0], value[1])
