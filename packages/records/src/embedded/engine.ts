@@ -246,7 +246,10 @@ export class Engine {
       compression:
         dictionary.length > 0 ? { threshold: COMPRESSION_THRESHOLD, dictionary } : { threshold: COMPRESSION_THRESHOLD },
     })
-    this.#entries = this.#env.openDB<string | Covered | null, IndexKey>({ name: 'entries', keyEncoding: 'ordered-binary' })
+    this.#entries = this.#env.openDB<string | Covered | null, IndexKey>({
+      name: 'entries',
+      keyEncoding: 'ordered-binary',
+    })
     liveEngines.add(this.#builder.engine)
     this.#dropAbandonedBuilds()
     // A drop interrupted by a restart left its ids in meta: this open's sweep finishes it.
