@@ -14,12 +14,14 @@ import type { SortValue } from './sort-values.js'
  *
  * Entries written before this (or by a build that left a record out) hold `null`, and a reader falls back to the
  * record: an existing data directory is answered right with no migration. Older code reads non-unique entries'
- * keys only, so it ignores the values (a downgrade is safe too).
+ * keys only, so it ignores the values (a downgrade is safe too). But older code does not keep them either: an
+ * update it makes leaves the entries' values as they were, so after running older code on a data directory and
+ * upgrading again, rebuild its indexes (drop and ensure them); processes of both versions must not share one.
  */
 export type Covered = Array<number | string>
 
 /** The bytes an entry's value may take (about, as msgpack encodes it). */
-export const MAX_COVERED_BYTES = 256
+const MAX_COVERED_BYTES = 256
 /** Longer strings are not carried: one long title must not crowd out the short fields a sort wants. */
 const MAX_CARRIED_STRING = 64
 const NOT_CARRIED = 0

@@ -97,7 +97,7 @@ const SWEEP_CHUNK = 2000
 /** The default query budget: record text one query may hold in memory (MongoDB's in-memory sort allows 100 MB). */
 const DEFAULT_QUERY_BUDGET = 32 * 2 ** 20
 /**
- * Sort values the store keeps (`SortValueCache`): enough for the candidates of a few hundred index prefixes of a
+ * Range candidates with their sort values the store keeps (`SortValueCache`): enough for a few hundred index prefixes of a
  * thousand records each, a small part of the memory a store of a million records may use.
  */
 const SORT_VALUE_CAPACITY = 500_000

@@ -13,8 +13,10 @@ import { TopK, valuesOrder, type SortValues } from './top-k.js'
 /**
  * A heap (`FindQuery.ranked`) over the candidates of an index range that answers the filter, read outside a
  * write: the range as the store keeps it (`engine.sortValues`), else its entries, each candidate's sort values
- * kept or else read from its text (then kept, and the whole range with them when read at one stamp). Only the
- * records ranked are read (`read` again unless the heap holds them already).
+ * taken from what its entry carries (`covered-fields.ts`) or else read from its text (and the whole range kept
+ * with them when read at one stamp). Only the records ranked are read (`read` again unless the heap holds them
+ * already): a candidate's record is read otherwise only when its entry lacks a sort field (a nested path, a long
+ * string, an entry written before entries carried fields).
  */
 export function* rankedEntries(query: FindQuery, plan: IndexPlan, [low, high]: [IndexKey, IndexKey]): Steps<Row[]> {
   const { engine, collectionId, sort, after, pacer } = query
@@ -41,7 +43,6 @@ export function* rankedEntries(query: FindQuery, plan: IndexPlan, [low, high]: [
       if (row && kept.holds(id, row.record)) offer(id, rowValues(sort, row, true), row)
     }
   } else {
-    const known = sort.map(({ path }) => (path === '_id' ? undefined : snapshot.values(path)))
     // Kept only when read at one stamp with every candidate still there.
     let whole: KeptRange | undefined = new KeptRange(plan.index, low, high, sort)
     const seen = plan.dedupe ? new Set<string>() : undefined
@@ -63,14 +64,12 @@ export function* rankedEntries(query: FindQuery, plan: IndexPlan, [low, high]: [
       const values: SortValues = []
       for (let i = 0; i < sort.length; i++) {
         const { path } = sort[i] as SortField
-        const column = known[i]
-        let value = column ? (coveredValue(entry.covered, path) ?? column.get(id)) : sortKey(id)
+        let value = path === '_id' ? sortKey(id) : coveredValue(entry.covered, path)
         if (!value) {
           row ??= read(engine, collectionId, id)
           // Gone since its entry was read (a write between two slices): no longer a match.
           if (!row) break
           value = sortKey(pathInText(row.json, path))
-          column?.note(id, value)
         }
         values.push(value[0], value[1])
       }
