@@ -468,3 +468,25 @@ t.test(
     await again.close()
   },
 )
+
+t.test('strings and field names with lone surrogates rank off the entries as a full sort ranks them', async (t) => {
+  const dataDir = t.testdir()
+  const store = openEmbeddedStore(dataDir)
+  t.teardown(() => store.close())
+  const items = store.collection('items')
+  await items.ensureIndex({ name: 'category', fields: { category: 1 } })
+  const scores = ['a\ud800', 'a\ufffd', 'a\uffff', 'a\ud7ff', 'a\u{1F600}', 'a']
+  await Promise.all(scores.map((score, i) => items.insertOne({ _id: `r${i}`, category: 'c', score, '\udc00': i })))
+  const fresh = openEmbeddedStore(dataDir)
+  t.teardown(() => fresh.close())
+  const sorts: Array<Record<string, 1 | -1>> = [{ score: 1 }, { score: -1 }, { '\udc00': -1 }]
+  for (const sort of sorts) {
+    const expected = (await items.find({ $and: [{ category: 'c' }] }, { sort })).map((record) => record._id)
+    const found = await fresh.collection('items').find({ category: 'c' }, { sort })
+    t.same(
+      found.map((record) => record._id),
+      expected,
+      JSON.stringify(sort),
+    )
+  }
+})

@@ -51,6 +51,7 @@ export function coveredFields(record: StoredRecord): Covered {
     let carried: SortValue | undefined
     let valueBytes = 1
     if (typeof value === 'string') {
+      // msgpack's UTF-8 makes a lone surrogate U+FFFD: `compareText` compares such strings as UTF-8 too.
       if (value.length <= MAX_CARRIED_STRING) {
         carried = [TypeTag.string, value]
         valueBytes = Buffer.byteLength(value) + STRING_OVERHEAD
