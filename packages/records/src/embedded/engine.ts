@@ -97,8 +97,8 @@ const SWEEP_CHUNK = 2000
 /** The default query budget: record text one query may hold in memory (MongoDB's in-memory sort allows 100 MB). */
 const DEFAULT_QUERY_BUDGET = 32 * 2 ** 20
 /**
- * Range candidates with their sort values the store keeps (`SortValueCache`): enough for a few hundred index prefixes of a
- * thousand records each, a small part of the memory a store of a million records may use.
+ * Range candidates with their sort values the store keeps (`SortValueCache`): enough for a few hundred index
+ * prefixes of a thousand records each, a small part of the memory a store of a million records may use.
  */
 const SORT_VALUE_CAPACITY = 500_000
 const newStamp = (): number => Math.floor(Math.random() * 2 ** 52)
