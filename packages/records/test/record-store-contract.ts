@@ -305,6 +305,88 @@ export function recordStoreContract(t: Test, target: ContractTarget): void {
     }
   })
 
+  t.test('filter on one index, sort on another field: exact through every kind of write', async (t) => {
+    // The embedded store ranks such a query on fields its index entries carry (`covered-fields.ts`): a second
+    // handle on the same data, which keeps nothing of what the first one wrote, reads them after each write.
+    const other = await target.open(dataDir)
+    t.teardown(() => other.close())
+    const name = `c${++counter}`
+    const c = store.collection<Item>(name)
+    const seen = other.collection<Item>(name)
+    const long = (i: number) => `${'long '.repeat(20)}${i % 5}`
+    // Numbers, ties, null, missing, short and long strings, booleans, arrays, objects; a nested sort path; one
+    // record whose many fields push `score` past what an entry carries.
+    const shape = (i: number): Item & Record<string, unknown> => {
+      const record: Item & Record<string, unknown> = {
+        _id: `r${String(i).padStart(3, '0')}`,
+        n: i % 7,
+        group: `g${i % 3}`,
+      }
+      const kind = i % 10
+      if (kind === 0) record.score = null
+      else if (kind === 1) record.score = `s${i % 4}`
+      else if (kind === 2) record.score = long(i)
+      else if (kind === 3) record.score = i % 2 === 0
+      else if (kind === 4) record.score = [i % 5, -i]
+      else if (kind === 5) record.score = { at: i % 3 }
+      else if (kind !== 6) record.score = ((i * 37) % 23) - 11.25
+      record.label = i % 4 === 0 ? long(i) : `l${i % 6}`
+      record.nested = { deep: { value: (i * 7) % 5 } }
+      record.tags = i % 2 === 0 ? [`t${i % 4}`] : [`t${i % 4}`, `t${(i + 1) % 4}`]
+      if (i % 11 === 0) for (let f = 0; f < 30; f++) record[`field_number_${f}`] = f
+      if (i % 11 === 0) record.score = i
+      return record
+    }
+    await Promise.all(Array.from({ length: 120 }, (_, i) => c.insertOne(shape(i))))
+    await c.ensureIndex({ name: 'group', fields: { group: 1 } })
+    await c.ensureIndex({ name: 'tags', fields: { tags: 1 } })
+    const sorts: Sort[] = [
+      { score: 1 },
+      { score: -1 },
+      { score: 1, n: -1 },
+      { n: -1, score: 1 },
+      { label: 1 },
+      { 'nested.deep.value': -1, n: 1 },
+      { missing: 1, n: 1 },
+    ]
+    const ids = (records: StoredRecord[]) => records.map((record) => record._id)
+    const check = async (when: string) => {
+      for (const filter of [{ group: 'g1' }, { group: { $in: ['g0', 'g2'] } }, { tags: 't1' }]) {
+        for (const sort of sorts) {
+          const label = `${when}: ${JSON.stringify(filter)} ${JSON.stringify(sort)}`
+          // Under `$and` no index is sought: every record is matched and sorted in memory, the reference.
+          const all = ids(await c.find({ $and: [filter] }, { sort }))
+          t.same(ids(await c.find(filter, { sort, limit: 5 })), all.slice(0, 5), `${label} limit`)
+          t.same(ids(await seen.find(filter, { sort, skip: 4, limit: 6 })), all.slice(4, 10), `${label} skip`)
+          const paged: string[] = []
+          let after: string | undefined
+          for (;;) {
+            const page = ids(await seen.find(filter, { sort, limit: 12, after }))
+            if (page.length === 0) break
+            paged.push(...page)
+            after = page.at(-1)
+          }
+          t.same(paged, all, `${label} keyset pages`)
+        }
+      }
+    }
+    await check('as built')
+    for (let i = 0; i < 120; i += 4) await c.updateOne({ _id: shape(i)._id }, { $set: { score: (i * 5) % 13 } })
+    await check('sort field updated')
+    for (let i = 1; i < 120; i += 5) await c.updateOne({ _id: shape(i)._id }, { $set: { n: 100 - i, label: `m${i}` } })
+    await check('other carried fields updated')
+    for (let i = 2; i < 120; i += 6) await c.updateOne({ _id: shape(i)._id }, { $set: { group: 'g1', score: -i } })
+    await check('indexed field updated')
+    for (let i = 3; i < 120; i += 7) {
+      await c.updateOne({ _id: shape(i)._id }, i % 2 === 0 ? { $unset: { score: '' } } : { $set: { score: long(i) } })
+    }
+    await check('sort field unset or made long')
+    for (let i = 5; i < 120; i += 8) await c.updateOne({ _id: shape(i)._id }, { $set: { tags: ['t1'] } })
+    await check('arrays of the multikey index shortened')
+    for (let i = 0; i < 120; i += 9) await c.deleteOne({ _id: shape(i)._id })
+    await check('deleted')
+  })
+
   t.test('unique and partial unique indexes', async (t) => {
     const c = fresh()
     await c.ensureIndex({

@@ -16,6 +16,7 @@ import { PRIVATE_FILE_MODE } from './private-modes.js'
 import { Row } from './row.js'
 import { spent, turn, writeTurn } from './long-work.js'
 import { SortValueCache, type RecordChange } from './sort-values.js'
+import { coveredFields, sameCovered, type Covered } from './covered-fields.js'
 
 /**
  * Records as JSON text (a page of whole records is answered without re-encoding them), each under its
@@ -43,10 +44,11 @@ const prefixes = new Map<number, string>()
 export const recordKey = (collectionId: number, id: string): string => recordPrefix(collectionId) + id
 export const idOfKey = (key: string): string => key.slice(PREFIX_LENGTH)
 /**
- * Index entries under `[indexId, ...values, _id]` (value null), or `[indexId, ...values]` → `_id` in unique
- * indexes. Every index shares this one database: lmdb's named databases are a fixed number of slots.
+ * Index entries under `[indexId, ...values, _id]` → the record's covered fields (`covered-fields.ts`; null in
+ * entries written before them, and for a record with several entries in the index), or `[indexId, ...values]` →
+ * `_id` in unique indexes. Every index shares this one database: lmdb's named databases are a fixed number of slots.
  */
-type EntriesDb = Database<string | null, IndexKey>
+type EntriesDb = Database<string | Covered | null, IndexKey>
 type MetaKey = Array<string | number>
 
 /** Who builds an index: the process and the engine in it (`true`: a build recorded before builders were). */
@@ -95,8 +97,8 @@ const SWEEP_CHUNK = 2000
 /** The default query budget: record text one query may hold in memory (MongoDB's in-memory sort allows 100 MB). */
 const DEFAULT_QUERY_BUDGET = 32 * 2 ** 20
 /**
- * Sort values the store keeps (`SortValueCache`): enough for the candidates of a few hundred index prefixes of a
- * thousand records each, a small part of the memory a store of a million records may use.
+ * Range candidates with their sort values the store keeps (`SortValueCache`): enough for a few hundred index
+ * prefixes of a thousand records each, a small part of the memory a store of a million records may use.
  */
 const SORT_VALUE_CAPACITY = 500_000
 const newStamp = (): number => Math.floor(Math.random() * 2 ** 52)
@@ -163,6 +165,14 @@ function timed<R>(work: () => R): R {
   } finally {
     spent(performance.now() - started)
   }
+}
+
+/**
+ * What a non-unique index's entries of a record carry: its covered fields when it has one entry; null when an
+ * array gave it several, so that a record with long arrays does not multiply the bytes (the reader falls back).
+ */
+function entryValue(entries: IndexEntries, covered: Covered | null): Covered | null {
+  return entries.keys.length === 1 ? covered : null
 }
 
 /** The index's entry for `values`: unique indexes key the values alone, the others end the key with `_id`. */
@@ -236,7 +246,10 @@ export class Engine {
       compression:
         dictionary.length > 0 ? { threshold: COMPRESSION_THRESHOLD, dictionary } : { threshold: COMPRESSION_THRESHOLD },
     })
-    this.#entries = this.#env.openDB<string | null, IndexKey>({ name: 'entries', keyEncoding: 'ordered-binary' })
+    this.#entries = this.#env.openDB<string | Covered | null, IndexKey>({
+      name: 'entries',
+      keyEncoding: 'ordered-binary',
+    })
     liveEngines.add(this.#builder.engine)
     this.#dropAbandonedBuilds()
     // A drop interrupted by a restart left its ids in meta: this open's sweep finishes it.
@@ -439,14 +452,18 @@ export class Engine {
     const meta = after ? this.#create(name) : this.collection(name)
     if (!meta) return
     let updated: LiveIndex[] | undefined
+    // Made once for every index; an update compares them to rewrite entries whose indexed values did not change.
+    const covered = after && meta.indexes.some((index) => !keyedByValues(index)) ? coveredFields(after) : null
+    let coveredBefore: Covered | null | undefined
     for (const [position, index] of meta.indexes.entries()) {
       const { spec } = index
       if (!before) {
         // A new record (most writes): its entries, with no old ones to compare them to.
         const newEntries = after && isIndexed(spec, after) ? indexEntries(spec, after) : undefined
         if (!after || !newEntries) continue
+        const value = entryValue(newEntries, covered)
         for (const key of newEntries.keys) {
-          if (!this.#putEntry(index, key, after._id)) {
+          if (!this.#putEntry(index, key, after._id, value)) {
             const failed = (updated ??= structuredClone(meta.indexes))[position] as LiveIndex
             failed.duplicate = true
           }
@@ -469,9 +486,20 @@ export class Engine {
         }
       }
       if (!after || !newEntries) continue
+      const value = entryValue(newEntries, covered)
+      // Entries the update keeps are rewritten when what they carry changed (the same transaction, so a reader
+      // never ranks on a stale value): the update of a carried field touches every non-unique index.
+      let rewrite = false
+      if (!keyedByValues(index) && oldEntries && before.id === after._id) {
+        coveredBefore ??= coveredFields(before.record)
+        rewrite = !sameCovered(entryValue(oldEntries, coveredBefore), value)
+      }
       for (const [text, key] of newKeys) {
-        if (before && before.id === after._id && oldKeys.has(text)) continue
-        if (!this.#putEntry(index, key, after._id)) {
+        if (before.id === after._id && oldKeys.has(text)) {
+          if (rewrite) this.#entries.putSync(entryKey(index, key, after._id), value)
+          continue
+        }
+        if (!this.#putEntry(index, key, after._id, value)) {
           const failed = (updated ??= structuredClone(meta.indexes))[position] as LiveIndex
           failed.duplicate = true
         }
@@ -507,7 +535,7 @@ export class Engine {
    * Adds the record's entry for `values`; in a unique index, refuses values another record holds. A write into
    * a unique index still being built is not refused: false tells the caller to mark the build failed.
    */
-  #putEntry(index: LiveIndex, values: IndexKey, id: string, writing = true): boolean {
+  #putEntry(index: LiveIndex, values: IndexKey, id: string, covered: Covered | null, writing = true): boolean {
     const unique = keyedByValues(index)
     if (unique) {
       const owner = this.#entries.get([index.id, ...values])
@@ -519,7 +547,7 @@ export class Engine {
         )
       }
     }
-    this.#entries.putSync(entryKey(index, values, id), unique ? id : null)
+    this.#entries.putSync(entryKey(index, values, id), unique ? id : covered)
     return true
   }
 
@@ -596,7 +624,8 @@ export class Engine {
       const record = JSON.parse(value) as StoredRecord
       if (isIndexed(index.spec, record)) {
         const entries = indexEntries(index.spec, record)
-        for (const values of entries.keys) this.#putEntry(index, values, id, false)
+        const value = keyedByValues(index) ? null : entryValue(entries, coveredFields(record))
+        for (const values of entries.keys) this.#putEntry(index, values, id, value, false)
         changed = noteArrays(index, entries) || changed
       }
       last = id

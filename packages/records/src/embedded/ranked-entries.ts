@@ -1,4 +1,5 @@
 import { sortKey, type SortField } from '../sort-order.js'
+import { coveredValue } from './covered-fields.js'
 import { rowValues, type FindQuery } from './find-query.js'
 import type { IndexKey } from './index-keys.js'
 import type { IndexPlan } from './index-plans.js'
@@ -12,8 +13,10 @@ import { TopK, valuesOrder, type SortValues } from './top-k.js'
 /**
  * A heap (`FindQuery.ranked`) over the candidates of an index range that answers the filter, read outside a
  * write: the range as the store keeps it (`engine.sortValues`), else its entries, each candidate's sort values
- * kept or else read from its text (then kept, and the whole range with them when read at one stamp). Only the
- * records ranked are read (`read` again unless the heap holds them already).
+ * taken from what its entry carries (`covered-fields.ts`) or else read from its text (and the whole range kept
+ * with them when read at one stamp). Only the records ranked are read (`read` again unless the heap holds them
+ * already): a candidate's record is read otherwise only when its entry lacks a sort field (a nested path, a long
+ * string, an entry written before entries carried fields).
  */
 export function* rankedEntries(query: FindQuery, plan: IndexPlan, [low, high]: [IndexKey, IndexKey]): Steps<Row[]> {
   const { engine, collectionId, sort, after, pacer } = query
@@ -40,11 +43,10 @@ export function* rankedEntries(query: FindQuery, plan: IndexPlan, [low, high]: [
       if (row && kept.holds(id, row.record)) offer(id, rowValues(sort, row, true), row)
     }
   } else {
-    const known = sort.map(({ path }) => (path === '_id' ? undefined : snapshot.values(path)))
     // Kept only when read at one stamp with every candidate still there.
     let whole: KeptRange | undefined = new KeptRange(plan.index, low, high, sort)
     const seen = plan.dedupe ? new Set<string>() : undefined
-    for (const entry of entries(engine, plan.index, { start: low, end: high }, pacer)) {
+    for (const entry of entries(engine, plan.index, { start: low, end: high }, pacer, true)) {
       if (entry === PAUSE) {
         // Paused like any scan, so other environments' requests run between its slices. What it read stays one
         // snapshot, and the range may be kept, while no write (of any process) moved the collection's stamp.
@@ -61,14 +63,13 @@ export function* rankedEntries(query: FindQuery, plan: IndexPlan, [low, high]: [
       let row: Row | undefined
       const values: SortValues = []
       for (let i = 0; i < sort.length; i++) {
-        const column = known[i]
-        let value = column ? column.get(id) : sortKey(id)
+        const { path } = sort[i] as SortField
+        let value = path === '_id' ? sortKey(id) : coveredValue(entry.covered, path)
         if (!value) {
           row ??= read(engine, collectionId, id)
           // Gone since its entry was read (a write between two slices): no longer a match.
           if (!row) break
-          value = sortKey(pathInText(row.json, (sort[i] as SortField).path))
-          column?.note(id, value)
+          value = sortKey(pathInText(row.json, path))
         }
         values.push(value[0], value[1])
       }

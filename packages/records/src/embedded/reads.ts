@@ -7,18 +7,21 @@ import type { Bound, RangeTerm } from './filter-terms.js'
 import type { IndexPlan } from './index-plans.js'
 import { PAUSE, range, sameKey, type Pacer } from './steps.js'
 
-/** The index's entries in a key range, in key order, each with the `_id` of its record. */
+/**
+ * The index's entries in a key range, in key order, each with the `_id` of its record; with `covered`, and what
+ * a non-unique entry carries of its record (`covered-fields.ts`; undefined in a unique index's).
+ */
 export function entries(
   engine: Engine,
   index: LiveIndex,
   options: RangeOptions,
   pacer: Pacer,
-): Generator<{ key: IndexKey; id: string } | typeof PAUSE> {
+  covered = false,
+): Generator<{ key: IndexKey; id: string; covered?: unknown } | typeof PAUSE> {
   const unique = keyedByValues(index)
-  return range(engine.entries, options, pacer, !unique, (key, value) => ({
-    key,
-    id: unique ? (value as string) : (key.at(-1) as string),
-  }))
+  return range(engine.entries, options, pacer, !unique && !covered, (key, value) =>
+    unique ? { key, id: value as string } : { key, id: key.at(-1) as string, covered: value },
+  )
 }
 
 /** The average size of the collection's records, to estimate what a number of them would hold. */

@@ -1,32 +1,24 @@
 import type { StoredRecord } from '../port.js'
-import { getPath, sortKey, TypeTag } from '../sort-order.js'
 import type { IndexKey } from './index-keys.js'
 import type { KeptRange } from './kept-range.js'
 
 /** A record's value of one sort field, as `sortKey` gives it. */
 export type SortValue = [number, number | string]
 
-/** Held compactly: a number as itself (no tuple to allocate), any other value as its `SortValue`. */
-type Held = number | SortValue
-
 /**
- * Longer string values are not kept: the capacity counts values, so it bounds memory only while each is small.
- * A sort on long strings reads them again each time.
+ * Ranges with longer string values are not kept: the capacity counts values, so it bounds memory only while each
+ * is small. A sort on long strings walks the range's entries (and reads its records) each time.
  */
 const MAX_KEPT_STRING = 64
 
 /** Writes remembered per collection, so a reader whose snapshot is a few writes behind still uses the rest. */
 const RECENT_WRITES = 64
 
-const hold = ([tag, key]: SortValue): Held => (tag === TypeTag.number ? (key as number) : [tag, key])
-const held = (value: Held): SortValue => (typeof value === 'number' ? [TypeTag.number, value] : value)
 const keepable = (key: number | string): boolean => typeof key !== 'string' || key.length <= MAX_KEPT_STRING
 
 interface CollectionValues {
   /** The collection's write stamp the values hold at (see `Engine.size`). */
   stamp: number | undefined
-  /** By path, the values known, by `_id`. */
-  paths: Map<string, Map<string, Held>>
   /** Index ranges held whole, by range and sort fields, the least recently used first. */
   ranges: Map<string, KeptRange>
   /** The last writes, oldest first: the stamp each started from and the ids it changed. */
@@ -70,16 +62,6 @@ export class SortValueSnapshot {
     return this.#hidden
   }
 
-  /** The values of `path` kept for this snapshot. */
-  values(path: string): PathValues {
-    let values = this.collection.paths.get(path)
-    if (!values) {
-      values = new Map()
-      this.collection.paths.set(path, values)
-    }
-    return new PathValues(this, values)
-  }
-
   /** The range kept under `key`, unless a write since this snapshot's stamp left it unknown. */
   range(key: string): KeptRange | undefined {
     const { ranges } = this.collection
@@ -98,51 +80,23 @@ export class SortValueSnapshot {
     this.cache.hold(range.ids.length)
     this.collection.ranges.set(key, range)
   }
-
-  /** Keeps `value` for `id` in `values`, unless a write came since this snapshot. */
-  note(values: Map<string, Held>, id: string, value: SortValue): void {
-    if (!this.current || !keepable(value[1])) return
-    if (!values.has(id)) this.cache.hold(1)
-    values.set(id, hold(value))
-  }
 }
 
 const EMPTY: ReadonlySet<string> = new Set()
 /** Stands for every id: the snapshot is older than the writes remembered. */
 const ALL: ReadonlySet<string> = new Set()
 
-/** A path's kept values, by `_id`, as one snapshot reads them. */
-export class PathValues {
-  constructor(
-    readonly snapshot: SortValueSnapshot,
-    readonly values: Map<string, Held>,
-  ) {}
-
-  get(id: string): SortValue | undefined {
-    const value = this.values.get(id)
-    if (value === undefined) return undefined
-    const hidden = this.snapshot.hidden()
-    if (hidden === ALL || hidden.has(id)) return undefined
-    return held(value)
-  }
-
-  note(id: string, value: SortValue): void {
-    this.snapshot.note(this.values, id, value)
-  }
-}
-
 /**
- * Sort values read from records' texts by the heap of an index that narrows the filter but not the sort
- * (`ranked-entries.ts`), kept so the next query over those candidates need not read their records again: a
- * candidate's value is then one map lookup, where reading it from its record is an lmdb read and a walk of its
- * text. And whole index ranges with their candidates' values (`KeptRange`), so that the next query of a range
- * reads none of its entries either.
+ * Whole index ranges with their candidates' sort values (`KeptRange`), as the heap of an index that narrows the
+ * filter but not the sort (`ranked-entries.ts`) read them, so that the next query of a range reads none of its
+ * entries. Values by record are not kept: a range not kept reads each candidate's value off its index entry
+ * (`covered-fields.ts`) for about what a lookup in such a map cost, without the memory.
  *
  * Every write of a collection stores a new random stamp with its size (`Engine.putRecord`), and this process's
- * writes update what is kept of the records they change (values and ranges follow a record, a create adds it, a
- * removal drops it), so it stays valid from one write to the next. Any other stamp (another process's write, or
- * a write of this one rolled back) drops the collection's values. At most `capacity` values and range
- * candidates in all: past it, the ranges used least recently go first, then the values kept longest.
+ * writes update what is kept of the records they change (ranges follow a record, a create adds it, a removal drops
+ * it), so it stays valid from one write to the next. Any other stamp (another process's write, or a write of this
+ * one rolled back) drops the collection's ranges. At most `capacity` range candidates in all: past it, the ranges
+ * used least recently go first.
  */
 export class SortValueCache {
   readonly #collections = new Map<number, CollectionValues>()
@@ -155,7 +109,7 @@ export class SortValueCache {
     let collection = this.#collections.get(collectionId)
     if (!collection || (collection.stamp !== stamp && !collection.recent.some(({ before }) => before === stamp))) {
       this.drop(collectionId)
-      collection = { stamp, paths: new Map(), ranges: new Map(), recent: [] }
+      collection = { stamp, ranges: new Map(), recent: [] }
       this.#collections.set(collectionId, collection)
     }
     return new SortValueSnapshot(this, collection, stamp)
@@ -178,15 +132,6 @@ export class SortValueCache {
     collection.stamp = after
     collection.recent.push({ before, ids: [...records.keys()] })
     if (collection.recent.length > RECENT_WRITES) collection.recent.shift()
-    for (const [path, values] of collection.paths) {
-      for (const [id, { after: record }] of records) {
-        const value = record && sortKey(getPath(record, path))
-        if (value && keepable(value[1])) {
-          if (!values.has(id)) this.hold(1)
-          values.set(id, hold(value))
-        } else if (values.delete(id)) this.#size--
-      }
-    }
     for (const [id, { before: was, after: is }] of records) {
       // The record's entries, once per index whatever the number of its ranges kept.
       const entries = new Map<number, [IndexKey[], IndexKey[]]>()
@@ -201,12 +146,11 @@ export class SortValueCache {
   drop(collectionId: number): void {
     const collection = this.#collections.get(collectionId)
     if (!collection) return
-    for (const values of collection.paths.values()) this.#size -= values.size
     for (const range of collection.ranges.values()) this.#size -= range.ids.length
     this.#collections.delete(collectionId)
   }
 
-  /** Makes room for `count` more and a tenth of the capacity: ranges least recently used first, then values. */
+  /** Makes room for `count` more and a tenth of the capacity: the ranges least recently used first. */
   #evict(count: number): void {
     let excess = this.#size + count - Math.floor(this.capacity * 0.9)
     for (const collection of this.#collections.values()) {
@@ -215,16 +159,6 @@ export class SortValueCache {
         collection.ranges.delete(key)
         this.#size -= range.ids.length
         excess -= range.ids.length
-      }
-    }
-    for (const collection of this.#collections.values()) {
-      for (const values of collection.paths.values()) {
-        for (const id of values.keys()) {
-          if (excess <= 0) return
-          values.delete(id)
-          this.#size--
-          excess--
-        }
       }
     }
   }
