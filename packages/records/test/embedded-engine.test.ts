@@ -469,6 +469,63 @@ t.test(
   },
 )
 
+t.test('after a write of older code, which leaves entries as they were, no entry value is ranked on', async (t) => {
+  const dataDir = t.testdir()
+  const store = openEmbeddedStore(dataDir)
+  t.teardown(() => store.close())
+  const items = store.collection<Item>('items')
+  await items.ensureIndex({ name: 'category', fields: { category: 1 } })
+  await seed(store, 'items', 1_000)
+  const page = async (reader: EmbeddedRecordStore) => {
+    const before = reader.stats.reads
+    const found = await reader.collection<Item>('items').find({ category: 'c3' }, { sort: { score: -1 }, limit: 5 })
+    return { ids: found.map((record) => record._id), reads: reader.stats.reads - before }
+  }
+  const expected = (await items.find({ $and: [{ category: 'c3' }] }, { sort: { score: -1 }, limit: 5 })).map(
+    (record) => record._id,
+  )
+  const top = expected[0] as string
+
+  // What an older version's update of `score` leaves: the record's new score (here: as it was), its entry's
+  // value as it was before (here: a score that would take it off the page), and a size without the mark.
+  const env = open({ path: join(dataDir, 'records'), maxDbs: 8 })
+  t.teardown(() => env.close())
+  const meta = env.openDB<unknown, Array<string | number>>({ name: 'meta', keyEncoding: 'ordered-binary' })
+  const entries = env.openDB<unknown, Array<string | number>>({ name: 'entries', keyEncoding: 'ordered-binary' })
+  const { id: collectionId } = meta.get(['c', 'items']) as { id: number }
+  env.transactionSync(() => {
+    const [entry] = [...entries.getRange()].filter(({ key }) => key.at(-1) === top)
+    const value = entry?.value as Array<string | number>
+    value[value.indexOf('score') + 2] = -1
+    entries.putSync((entry as { key: Array<string | number> }).key, value)
+    const size = meta.get(['n', collectionId]) as number[]
+    meta.putSync(['n', collectionId], size.slice(0, 3))
+  })
+
+  const afterOlder = openEmbeddedStore(dataDir)
+  t.same((await page(afterOlder)).ids, expected, 'the records are read, not the stale entry')
+  await afterOlder.close()
+
+  // This version's next write marks the index stale: still answered from the records.
+  await items.insertOne(item(1_000))
+  const { indexes } = meta.get(['c', 'items']) as { indexes: Array<{ spec: { name: string }; carries?: string }> }
+  t.equal(indexes.find((index) => index.spec.name === 'category')?.carries, 'stale')
+  const stale = openEmbeddedStore(dataDir)
+  const fromRecords = await page(stale)
+  await stale.close()
+  t.same(fromRecords.ids, expected)
+  t.ok(fromRecords.reads >= 2 * 100, `read ${fromRecords.reads}: every candidate's record`)
+
+  // Built again, the index carries this version's values and is ranked on again.
+  await items.dropIndex('category')
+  await items.ensureIndex({ name: 'category', fields: { category: 1 } })
+  const rebuilt = openEmbeddedStore(dataDir)
+  const fromEntries = await page(rebuilt)
+  await rebuilt.close()
+  t.same(fromEntries.ids, expected)
+  t.ok(fromEntries.reads <= 100 + 5 + 1, `read ${fromEntries.reads}: the entries and the page`)
+})
+
 t.test('strings and field names with lone surrogates rank off the entries as a full sort ranks them', async (t) => {
   const dataDir = t.testdir()
   const store = openEmbeddedStore(dataDir)

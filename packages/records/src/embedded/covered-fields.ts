@@ -15,8 +15,9 @@ import type { SortValue } from './sort-values.js'
  * Entries written before this (or by a build that left a record out) hold `null`, and a reader falls back to the
  * record: an existing data directory is answered right with no migration. Older code reads non-unique entries'
  * keys only, so it ignores the values (a downgrade is safe too). But older code does not keep them either: an
- * update it makes leaves the entries' values as they were, so after running older code on a data directory and
- * upgrading again, rebuild its indexes (drop and ensure them); processes of both versions must not share one.
+ * update it makes leaves the entries' values as they were. The engine tells (`#reconcileCarried`: older code's
+ * writes drop a mark from the collection's size) and then ranks that collection's indexes off their records
+ * until they are built again, so no stale value is ever ranked on.
  */
 export type Covered = Array<number | string>
 

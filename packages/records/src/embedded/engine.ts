@@ -64,6 +64,12 @@ export interface LiveIndex extends StoredIndex {
    * constraint applies once the index is complete), and the build fails at its next chunk.
    */
   duplicate?: true
+  /**
+   * Whether a non-unique index's entries may be ranked on what they carry (`covered-fields.ts`): `kept` once
+   * this version keeps them, `stale` when a write of older code (which leaves the values as they were) may
+   * have come after (see `#reconcileCarried`; dropping and adding the index again makes it `kept`).
+   */
+  carries?: 'kept' | 'stale'
 }
 
 /** Engines open in this process, by the id their builds record. */
@@ -111,6 +117,12 @@ const collectionKey = (name: string): MetaKey => ['c', name]
  * new at each write (random, so no two writes of any process share one), for what caches a read (`sortValues`).
  */
 const sizeKey = (id: number): MetaKey => ['n', id]
+/**
+ * The fourth part of a collection's size, written by every write of this version. Older code writes three parts,
+ * so a size without it tells that the last write may have been theirs (`#reconcileCarried`).
+ */
+const CARRIED = 1
+type SizeMeta = [count: number, bytes: number, stamp?: number, carried?: typeof CARRIED]
 /** A dropped collection's or index's id whose records and entries the sweep has not deleted yet. */
 const GARBAGE = 'gc'
 
@@ -355,14 +367,40 @@ export class Engine {
     return json === undefined ? undefined : new Row(id, json)
   }
 
-  /** The number of records, the bytes of their text, and the stamp of the last write (one read). */
-  size(collectionId: number): { count: number; bytes: number; stamp: number | undefined } {
-    const [count, bytes, stamp] = (this.#meta.get(sizeKey(collectionId)) as [number, number, number?] | undefined) ?? [
+  /**
+   * The number of records, the bytes of their text, the stamp of the last write (one read), and whether every
+   * write since this version last checked the indexes' carried values was this version's (`#reconcileCarried`).
+   */
+  size(collectionId: number): { count: number; bytes: number; stamp: number | undefined; carried: boolean } {
+    const [count, bytes, stamp, carried] = (this.#meta.get(sizeKey(collectionId)) as SizeMeta | undefined) ?? [
       0,
       0,
       undefined,
     ]
-    return { count, bytes, stamp }
+    return { count, bytes, stamp, carried: carried === CARRIED }
+  }
+
+  /**
+   * Before this version writes a collection's records or entries (inside the write): when its size lacks the
+   * `CARRIED` mark, older code may have written since, updating records without their entries' values, so the
+   * indexes whose entries this version kept become `stale` (ranked by reading the records, as before them) and
+   * those it never kept (every value `null`) become `kept`; then the mark is written. A data directory upgraded
+   * from older code thus has its indexes kept at the first write, while running older code on it again, even in
+   * one process among several, can never leave a stale value ranked on.
+   */
+  #reconcileCarried(name: string, meta: CollectionMeta): CollectionMeta {
+    const size = this.#meta.get(sizeKey(meta.id)) as SizeMeta | undefined
+    if (size?.[3] === CARRIED) return meta
+    if (size) this.#meta.putSync(sizeKey(meta.id), [size[0], size[1], size[2], CARRIED] satisfies SizeMeta)
+    const carries = (index: LiveIndex): LiveIndex['carries'] =>
+      keyedByValues(index) ? undefined : size && index.carries ? 'stale' : (index.carries ?? 'kept')
+    if (meta.indexes.every((index) => index.carries === carries(index))) return meta
+    const reconciled = {
+      ...meta,
+      indexes: meta.indexes.map((index) => (keyedByValues(index) ? index : { ...index, carries: carries(index) })),
+    }
+    this.#putMeta(name, reconciled)
+    return reconciled
   }
 
   /**
@@ -449,8 +487,9 @@ export class Engine {
    * included, and the collection's size. Call inside `write`.
    */
   putRecord(name: string, before: Row | undefined, after: StoredRecord | undefined): void {
-    const meta = after ? this.#create(name) : this.collection(name)
-    if (!meta) return
+    const found = after ? this.#create(name) : this.collection(name)
+    if (!found) return
+    const meta = this.#reconcileCarried(name, found)
     let updated: LiveIndex[] | undefined
     // Made once for every index; an update compares them to rewrite entries whose indexed values did not change.
     const covered = after && meta.indexes.some((index) => !keyedByValues(index)) ? coveredFields(after) : null
@@ -524,7 +563,7 @@ export class Engine {
       this.#records.removeSync(recordKey(meta.id, before.id))
     }
     const stamp = newStamp()
-    this.#meta.putSync(sizeKey(meta.id), [size.count, size.bytes, stamp])
+    this.#meta.putSync(sizeKey(meta.id), [size.count, size.bytes, stamp, CARRIED] satisfies SizeMeta)
     const records = new Map<string, RecordChange>()
     if (before) records.set(before.id, { before: before.record, after: undefined })
     if (after) records.set(after._id, { before: before?.id === after._id ? before.record : undefined, after })
@@ -559,7 +598,7 @@ export class Engine {
    */
   async addIndex(name: string, spec: IndexSpec): Promise<void> {
     const building = await this.write(() => {
-      const meta = this.#create(name)
+      const meta = this.#reconcileCarried(name, this.#create(name))
       const existing = meta.indexes.find((index) => index.spec.name === spec.name)
       if (existing) {
         if (!sameSpec(existing.spec, spec)) {
@@ -573,6 +612,8 @@ export class Engine {
         multikeyPaths: [],
         id: this.#nextId(),
         building: this.#builder,
+        // Its entries, this build's and every later write's, carry this version's values.
+        ...(spec.unique === true ? {} : { carries: 'kept' as const }),
       }
       this.#putMeta(name, { ...meta, indexes: [...meta.indexes, index] })
       return index.id
@@ -605,7 +646,8 @@ export class Engine {
 
   /** Indexes the records after `after` (in `_id` order), up to `BUILD_CHUNK`; done when none are left. */
   #buildChunk(name: string, indexId: number, after: string | undefined): { done: boolean; last?: string } {
-    const meta = this.collection(name)
+    const found = this.collection(name)
+    const meta = found && this.#reconcileCarried(name, found)
     const position = meta?.indexes.findIndex((index) => index.id === indexId) ?? -1
     // Dropped meanwhile (the index, or its collection): nothing left to build.
     if (!meta || position < 0) return { done: true }

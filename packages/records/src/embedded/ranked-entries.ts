@@ -46,7 +46,9 @@ export function* rankedEntries(query: FindQuery, plan: IndexPlan, [low, high]: [
     // Kept only when read at one stamp with every candidate still there.
     let whole: KeptRange | undefined = new KeptRange(plan.index, low, high, sort)
     const seen = plan.dedupe ? new Set<string>() : undefined
-    for (const entry of entries(engine, plan.index, { start: low, end: high }, pacer, true)) {
+    // What entries carry is ranked on only while this version kept it through every write (engine.ts `carries`).
+    const carried = plan.index.carries === 'kept' && engine.size(collectionId).carried
+    for (const entry of entries(engine, plan.index, { start: low, end: high }, pacer, carried)) {
       if (entry === PAUSE) {
         // Paused like any scan, so other environments' requests run between its slices. What it read stays one
         // snapshot, and the range may be kept, while no write (of any process) moved the collection's stamp.
