@@ -123,14 +123,16 @@ function subscribe(url, path, headers, sampled) {
           }
           subscriber.bytes += Buffer.byteLength(chunk)
           if (!sampled) {
-            // What may hold the start of a marker split between two chunks is kept for the next.
-            const bytes = rest.length > 0 ? Buffer.concat([rest, chunk]) : chunk
+            // A marker split between two chunks is found in the seam: the last chunk's tail before this one's
+            // head (copied, a few bytes), so no chunk is copied whole.
+            const seam = Buffer.concat([rest, chunk.subarray(0, CREATE.length - 1)])
+            if (seam.indexOf(CREATE) >= 0) subscriber.events++
             let at = 0
-            while ((at = bytes.indexOf(CREATE, at)) >= 0) {
+            while ((at = chunk.indexOf(CREATE, at)) >= 0) {
               subscriber.events++
               at += CREATE.length
             }
-            rest = bytes.subarray(Math.max(0, bytes.length - CREATE.length + 1))
+            rest = Buffer.from(chunk.subarray(Math.max(0, chunk.length - CREATE.length + 1)))
             return
           }
           const now = Date.now()
