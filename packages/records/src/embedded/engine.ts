@@ -388,8 +388,11 @@ export class Engine {
    * from older code thus has its indexes kept at the first write, while running older code on it again, even in
    * one process among several, can never leave a stale value ranked on.
    */
-  #reconcileCarried(name: string, meta: CollectionMeta): CollectionMeta {
-    const size = this.#meta.get(sizeKey(meta.id)) as SizeMeta | undefined
+  #reconcileCarried(
+    name: string,
+    meta: CollectionMeta,
+    size = this.#meta.get(sizeKey(meta.id)) as SizeMeta | undefined,
+  ): CollectionMeta {
     if (size?.[3] === CARRIED) return meta
     if (size) this.#meta.putSync(sizeKey(meta.id), [size[0], size[1], size[2], CARRIED] satisfies SizeMeta)
     const carries = (index: LiveIndex): LiveIndex['carries'] =>
@@ -489,7 +492,9 @@ export class Engine {
   putRecord(name: string, before: Row | undefined, after: StoredRecord | undefined): void {
     const found = after ? this.#create(name) : this.collection(name)
     if (!found) return
-    const meta = this.#reconcileCarried(name, found)
+    // Read once: the check of the carried values and the new size both start from it.
+    const stored = this.#meta.get(sizeKey(found.id)) as SizeMeta | undefined
+    const meta = this.#reconcileCarried(name, found, stored)
     let updated: LiveIndex[] | undefined
     // Made once for every index; an update compares them to rewrite entries whose indexed values did not change.
     const covered = after && meta.indexes.some((index) => !keyedByValues(index)) ? coveredFields(after) : null
@@ -549,7 +554,8 @@ export class Engine {
       }
     }
     if (updated) this.#putMeta(name, { ...meta, indexes: updated })
-    const size = this.size(meta.id)
+    const [count, bytes, previous] = stored ?? [0, 0, undefined]
+    const size = { count, bytes, stamp: previous }
     if (before) {
       size.count--
       size.bytes -= before.json.length
