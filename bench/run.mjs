@@ -2,6 +2,7 @@
 // runs on a freshly started server (cold: the kernel's page cache dropped when root) and again after a warm-up,
 // loaded by wrk from its own process with keys rotated per request. See BENCHMARKS.md.
 //   node bench/run.mjs [--only get,filter,...] [--duration s] [--warmup s] [--documents n] [--quick] [--no-peer]
+//                      [--profile scenario]
 //   BENCH_SCALE=1000000 node bench/run.mjs [--scale-only]   (Quire alone at that size against a fresh 100,000)
 import { execFileSync, spawn } from 'node:child_process'
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
@@ -22,6 +23,7 @@ const { values: flags } = parseArgs({
     quick: { type: 'boolean', default: false },
     'no-peer': { type: 'boolean', default: false },
     'scale-only': { type: 'boolean', default: false },
+    profile: { type: 'string', default: 'filter' },
   },
 })
 /** Seconds of each measured run (cold, then warm) and of the warm-up between them. */
@@ -519,10 +521,10 @@ async function fairShare(target, data) {
   return rows
 }
 
-/** A CPU profile of the server (`node --cpu-prof`) during the warm single-index filter + sort scenario. */
+/** A CPU profile of the server (`node --cpu-prof`) during a warm scenario (`--profile`, the filter + sort's). */
 async function cpuProfile(target, data) {
   const dir = mkdtempSync(join(tmpdir(), 'quire-bench-profile-'))
-  const requests = SCENARIOS.find((s) => s.key === 'filter').make(target, data)
+  const requests = SCENARIOS.find((s) => s.key === flags.profile).make(target, data)
   await target.start({ nodeArgs: ['--cpu-prof', '--cpu-prof-dir', dir] })
   await wrk(target, requests, WARMUP)
   const during = await wrk(target, requests, DURATION)
@@ -624,7 +626,7 @@ function report({ rows, peer, variant, imports, fair, profile, scale }) {
   }
   if (profile) {
     out.push(
-      `\nCPU profile of the server during the warm filter + sort scenario (${cell(profile.during)}, profiler on):`,
+      `\nCPU profile of the server during the warm \`${flags.profile}\` scenario (${cell(profile.during)}, profiler on):`,
     )
     out.push(profile.summary)
   }

@@ -1,4 +1,4 @@
-import { RECORDS_COMPRESSION_DICTIONARY, s3Options } from '@quire/documents-service'
+import { RECORDS_COMPRESSION_DICTIONARY, RECORDS_UNCARRIED_FIELDS, s3Options } from '@quire/documents-service'
 import { openFileStore, type FileStore } from '@quire/files'
 import { openRecordStore, type RecordStore } from '@quire/records'
 import { loadConfig } from '@quire/service-kit'
@@ -17,6 +17,7 @@ const openStore = (config: CliConfig): Promise<RecordStore> =>
     mongoUrl: config.QUIRE_MONGO_URL,
     mongoDb: config.QUIRE_MONGO_DB,
     compressionDictionary: RECORDS_COMPRESSION_DICTIONARY,
+    uncarriedFields: RECORDS_UNCARRIED_FIELDS,
   })
 
 const openFiles = (config: CliConfig): Promise<FileStore> =>

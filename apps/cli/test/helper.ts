@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { PassThrough, Readable } from 'node:stream'
 import { loadKeyPair } from '@quire/auth'
-import { RECORDS_COMPRESSION_DICTIONARY } from '@quire/documents-service'
+import { RECORDS_COMPRESSION_DICTIONARY, RECORDS_UNCARRIED_FIELDS } from '@quire/documents-service'
 import { openFileStore } from '@quire/files'
 import { app, ConfigSchema, upstreamsFrom } from '@quire/gateway'
 import { openRecordStore, type RecordStore } from '@quire/records'
@@ -63,7 +63,11 @@ export async function serve(t: Teardown, dataDir: string): Promise<Running> {
     // Test files share two cores: a slow event loop is the machine's, not what these tests check (no 503 for it).
     QUIRE_MAX_EVENT_LOOP_DELAY_MS: '60000',
   })
-  const store = await openRecordStore({ dataDir, compressionDictionary: RECORDS_COMPRESSION_DICTIONARY })
+  const store = await openRecordStore({
+    dataDir,
+    compressionDictionary: RECORDS_COMPRESSION_DICTIONARY,
+    uncarriedFields: RECORDS_UNCARRIED_FIELDS,
+  })
   const files = await openFileStore({ dataDir })
   const keys = await loadKeyPair({ dataDir })
   const server = createServer({ logLevel: 'silent' })

@@ -11,14 +11,16 @@ import {
   startServer,
 } from '@quire/service-kit'
 import { ConfigSchema, s3Options } from './config.js'
-import { RECORDS_COMPRESSION_DICTIONARY, service } from './service.js'
+import { RECORDS_COMPRESSION_DICTIONARY, RECORDS_UNCARRIED_FIELDS, service } from './service.js'
 
 const config = loadConfig(ConfigSchema)
 const store = await openRecordStore({
   dataDir: config.QUIRE_DATA_DIR,
+  prewarmBytes: config.QUIRE_PREWARM_MB * 2 ** 20,
   mongoUrl: config.QUIRE_MONGO_URL,
   mongoDb: config.QUIRE_MONGO_DB,
   compressionDictionary: RECORDS_COMPRESSION_DICTIONARY,
+  uncarriedFields: RECORDS_UNCARRIED_FIELDS,
 })
 const files = await openFileStore({ dataDir: config.QUIRE_DATA_DIR, s3: s3Options(config) })
 // Scripts' run tokens, from any service of the deployment.

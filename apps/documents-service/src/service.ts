@@ -20,7 +20,7 @@ export const service: ServiceManifest<DocumentsAppOptions> = {
 
 export { DocumentsConfigSchema, s3Options, type DocumentsConfig } from './config.js'
 export type { DocumentsAppOptions } from './app.js'
-export { RECORDS_COMPRESSION_DICTIONARY } from './lib/stored-text.js'
+export { RECORDS_COMPRESSION_DICTIONARY, RECORDS_UNCARRIED_FIELDS } from './lib/stored-text.js'
 /** The operator's face (the `quire` command): the service's own rules and key format on a store, without Fastify. */
 export { createDocumentsAdmin as admin, type DocumentsAdmin } from './admin/index.js'
 // For tests elsewhere that check what is stored.

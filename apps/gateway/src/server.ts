@@ -1,5 +1,5 @@
 import { loadKeyPair, useRunTokenKey } from '@quire/auth'
-import { RECORDS_COMPRESSION_DICTIONARY, s3Options } from '@quire/documents-service'
+import { RECORDS_COMPRESSION_DICTIONARY, RECORDS_UNCARRIED_FIELDS, s3Options } from '@quire/documents-service'
 import { openFileStore } from '@quire/files'
 import { openRecordStore, tightenDataDir } from '@quire/records'
 import { createServer, serverOptionsOf, diskSpaceCheck, loadConfig, startServer } from '@quire/service-kit'
@@ -19,9 +19,11 @@ if (Object.values(upstreams).includes('local')) {
   }
   const store = await openRecordStore({
     dataDir: config.QUIRE_DATA_DIR,
+    prewarmBytes: config.QUIRE_PREWARM_MB * 2 ** 20,
     mongoUrl: config.QUIRE_MONGO_URL,
     mongoDb: config.QUIRE_MONGO_DB,
     compressionDictionary: RECORDS_COMPRESSION_DICTIONARY,
+    uncarriedFields: RECORDS_UNCARRIED_FIELDS,
   })
   const files = await openFileStore({ dataDir: config.QUIRE_DATA_DIR, s3: s3Options(config) })
   // Scripts' run tokens, from any service of the deployment (some mounted here, others apart).

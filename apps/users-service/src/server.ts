@@ -15,6 +15,7 @@ import { service } from './service.js'
 const config = loadConfig(ConfigSchema)
 const store = await openRecordStore({
   dataDir: config.QUIRE_DATA_DIR,
+  prewarmBytes: config.QUIRE_PREWARM_MB * 2 ** 20,
   mongoUrl: config.QUIRE_MONGO_URL,
   mongoDb: config.QUIRE_MONGO_DB,
 })

@@ -19,6 +19,13 @@ export interface RecordStoreOptions {
    * lacks. Default 32 MiB. Embedded only: Mongo applies its own limit to sorts (100 MB), refused alike.
    */
   queryMemoryBudget?: number
+  /**
+   * Embedded only: bytes of the store's file read ahead into the kernel's page cache at open, so that the first
+   * requests after a start find their pages in memory. Default 0: none.
+   */
+  prewarmBytes?: number
+  /** Embedded only: top-level fields no query sorts by, left out of what index entries carry (`EngineOptions`). */
+  uncarriedFields?: readonly string[]
   /** MongoDB only: the server stops any one operation after this many ms (`maxTimeMS`). Default 10 s. */
   mongoMaxTimeMs?: number
 }
@@ -30,5 +37,7 @@ export async function openRecordStore(options: RecordStoreOptions): Promise<Reco
   return openEmbeddedStore(options.dataDir, {
     compressionDictionary: options.compressionDictionary,
     queryMemoryBudget: options.queryMemoryBudget,
+    prewarmBytes: options.prewarmBytes,
+    uncarriedFields: options.uncarriedFields,
   })
 }

@@ -81,6 +81,12 @@ export const CommonConfigSchema = Type.Object({
     default: './data',
     description: 'Embedded storage (records, local files, generated JWT keys) lives here.',
   }),
+  QUIRE_PREWARM_MB: Type.Integer({
+    minimum: 0,
+    default: 1024,
+    description:
+      "The embedded store's file read into the kernel's page cache at start, up to this many MB (at most a quarter of memory), so the first requests do not wait on the disk; 0 = off.",
+  }),
   QUIRE_MIN_FREE_DISK_MB: Type.Integer({
     minimum: 0,
     default: 64,

@@ -5,7 +5,11 @@ import { chmod, copyFile, mkdir, readdir, readFile, rename, rm, stat, writeFile 
 import { join, resolve } from 'node:path'
 import { pipeline } from 'node:stream/promises'
 import { promisify } from 'node:util'
-import { admin as documentsAdmin, RECORDS_COMPRESSION_DICTIONARY } from '@quire/documents-service'
+import {
+  admin as documentsAdmin,
+  RECORDS_COMPRESSION_DICTIONARY,
+  RECORDS_UNCARRIED_FIELDS,
+} from '@quire/documents-service'
 import { openFileStore } from '@quire/files'
 import { embeddedStoreUsers, openEmbeddedStore, tightenDataDir } from '@quire/records'
 import type { CliConfig } from '../config.js'
@@ -123,7 +127,10 @@ async function lostFiles(dir: string): Promise<string[]> {
 
 /** The store, then the files it refers to, taken again while a file it refers to went missing meanwhile. */
 async function copyConsistently(io: Io, dataDir: string, target: string): Promise<void> {
-  const store = openEmbeddedStore(dataDir, { compressionDictionary: RECORDS_COMPRESSION_DICTIONARY })
+  const store = openEmbeddedStore(dataDir, {
+    compressionDictionary: RECORDS_COMPRESSION_DICTIONARY,
+    uncarriedFields: RECORDS_UNCARRIED_FIELDS,
+  })
   let lost: string[] = []
   try {
     for (let attempt = 1; attempt <= ATTEMPTS; attempt++) {

@@ -30,6 +30,19 @@ export const RECORDS_COMPRESSION_DICTIONARY: Buffer = Buffer.from(
   }),
 )
 
+/**
+ * System fields no one sorts documents by (ids, the hash): the embedded store's index entries name them without
+ * their values, and carry the documents' own fields instead, which queries rank on. Recorded by a data dir's
+ * first open, as the dictionary.
+ */
+export const RECORDS_UNCARRIED_FIELDS: readonly string[] = [
+  '_createdByUserId',
+  '_lastModifiedByUserId',
+  '_documentDefinitionId',
+  '_environmentId',
+  '_hash',
+]
+
 const HASH_LENGTH = 32
 const HASH_FIELD = ',"_hash":"'
 const HASH_CHARACTERS = /^[\w-]+$/

@@ -21,8 +21,11 @@ import type { SortValue } from './sort-values.js'
  */
 export type Covered = Array<number | string>
 
-/** The bytes an entry's value may take (about, as msgpack encodes it). */
-const MAX_COVERED_BYTES = 256
+/**
+ * The bytes an entry's value may take (about, as msgpack encodes it): room for a stored document's system fields
+ * (the uncarried ones by name only) and a dozen short fields of its own.
+ */
+const MAX_COVERED_BYTES = 384
 /**
  * Longer strings are not carried (a sort on them reads the records): entries are walked for their values, so
  * their bytes are paid on every walk and in memory. At 100,000 records of the bench's shape with two non-unique
@@ -41,14 +44,19 @@ function storedScalar(value: unknown): unknown {
   return value
 }
 
-export function coveredFields(record: StoredRecord): Covered {
+/**
+ * `uncarried`: fields listed by name only, whatever their value, so that the room goes to fields queries rank on
+ * (the store's caller knows its ids and stamps no query sorts by). Listed, not left out, so that an entry still
+ * tells that a field it does not list is missing from the record.
+ */
+export function coveredFields(record: StoredRecord, uncarried?: ReadonlySet<string>): Covered {
   const covered: Covered = [1]
   let bytes = 3
   for (const [name, raw] of Object.entries(record)) {
     // `_id` is in every entry's key; a value `undefined` is not in the stored text (as a missing field).
     if (name === '_id' || raw === undefined) continue
     const nameBytes = Buffer.byteLength(name) + STRING_OVERHEAD
-    const value = storedScalar(raw)
+    const value = uncarried?.has(name) ? undefined : storedScalar(raw)
     let carried: SortValue | undefined
     let valueBytes = 1
     if (typeof value === 'string') {

@@ -1,4 +1,6 @@
 import { randomUUID } from 'node:crypto'
+import { totalmem } from 'node:os'
+import { join } from 'node:path'
 import { open, type Database, type Key, type RootDatabase, type RootDatabaseOptionsWithPath } from 'lmdb'
 import { DuplicateKeyError, RecordsError, StoreUnavailableError } from '../errors.js'
 import { guardCommitFailures, writeFailure } from './commit-failures.js'
@@ -13,6 +15,7 @@ import {
   type StoredIndex,
 } from './index-keys.js'
 import { PRIVATE_FILE_MODE } from './private-modes.js'
+import { prewarm } from './prewarm.js'
 import { Row } from './row.js'
 import { spent, turn, writeTurn } from './long-work.js'
 import { SortValueCache, type RecordChange } from './sort-values.js'
@@ -97,6 +100,7 @@ interface CollectionMeta {
 /** Records under this size are stored as they are: LZ4 gains nothing on them. */
 const COMPRESSION_THRESHOLD = 128
 const DICTIONARY = 'compressionDictionary'
+const UNCARRIED = 'uncarriedFields'
 /** Records an index build reads per write transaction, and entries a sweep deletes per write transaction. */
 const BUILD_CHUNK = 400
 const SWEEP_CHUNK = 2000
@@ -118,11 +122,12 @@ const collectionKey = (name: string): MetaKey => ['c', name]
  */
 const sizeKey = (id: number): MetaKey => ['n', id]
 /**
- * The fourth part of a collection's size, written by every write of this version. Older code writes three parts,
- * so a size without it tells that the last write may have been theirs (`#reconcileCarried`).
+ * The fourth part of a collection's size, written by every write of this version. Older code writes three parts
+ * (or 1, when its entries carried fewer bytes and every field's value), so a size without it tells that the last
+ * write may have been theirs (`#reconcileCarried`).
  */
-const CARRIED = 1
-type SizeMeta = [count: number, bytes: number, stamp?: number, carried?: typeof CARRIED]
+const CARRIED = 2
+type SizeMeta = [count: number, bytes: number, stamp?: number, carried?: number]
 /** A dropped collection's or index's id whose records and entries the sweep has not deleted yet. */
 const GARBAGE = 'gc'
 
@@ -138,6 +143,17 @@ export interface EngineOptions {
    * answers; beyond it the query is refused (`QueryTooLargeError`). Default 32 MiB.
    */
   queryMemoryBudget?: number
+  /**
+   * Bytes of the store's file read ahead into the page cache once it is open (`prewarm`), so that the first
+   * requests after a start do not wait on the disk. Default 0: none.
+   */
+  prewarmBytes?: number
+  /**
+   * Top-level fields no query ranks on (ids, hashes): index entries name them without their values, leaving the
+   * room to the fields queries sort by (`covered-fields.ts`). Part of the stored format, as the dictionary: the
+   * first open of a store records them, and every later open uses what was recorded.
+   */
+  uncarriedFields?: readonly string[]
 }
 
 /** Whether a record's entries show arrays the definition does not know of yet. */
@@ -222,6 +238,10 @@ export class Engine {
   /** True while a write's `work` runs (in lmdb's write transaction), which may still read while closing. */
   #inWork = false
   readonly #pendingWrites = new Set<Promise<unknown>>()
+  readonly #stopPrewarm = new AbortController()
+  readonly #uncarried: ReadonlySet<string>
+  /** The read ahead of the store's file, when asked for; `close` stops it. Resolves with the bytes read. */
+  readonly prewarmed: Promise<number>
 
   constructor(path: string, options: EngineOptions = {}) {
     this.queryBudget = options.queryMemoryBudget ?? DEFAULT_QUERY_BUDGET
@@ -243,14 +263,19 @@ export class Engine {
     this.#meta = this.#env.openDB({ name: 'meta', keyEncoding: 'ordered-binary' })
     const settings = this.#env.openDB<Buffer, string>({ name: 'settings', encoding: 'binary' })
     // In one write transaction, so processes opening a new store together agree on one dictionary. An empty
-    // one records that the store has none.
-    const dictionary = this.#env.transactionSync(() => {
-      const recorded = settings.get(DICTIONARY)
-      if (recorded !== undefined) return recorded
-      const given = options.compressionDictionary ?? Buffer.alloc(0)
-      settings.putSync(DICTIONARY, given)
+    // one records that the store has none. The uncarried fields likewise: an update rewrites an entry only when
+    // what it carries changed, which holds only if every writer makes entries alike.
+    const recorded = (key: string, given: Buffer): Buffer => {
+      const found = settings.get(key)
+      if (found !== undefined) return found
+      settings.putSync(key, given)
       return given
-    })
+    }
+    const [dictionary, uncarried] = this.#env.transactionSync(() => [
+      recorded(DICTIONARY, options.compressionDictionary ?? Buffer.alloc(0)),
+      recorded(UNCARRIED, Buffer.from(JSON.stringify(options.uncarriedFields ?? []))),
+    ])
+    this.#uncarried = new Set(JSON.parse(uncarried.toString()) as string[])
     this.#records = this.#env.openDB<string, string>({
       name: 'records',
       keyEncoding: 'ordered-binary',
@@ -266,6 +291,13 @@ export class Engine {
     this.#dropAbandonedBuilds()
     // A drop interrupted by a restart left its ids in meta: this open's sweep finishes it.
     if (this.#meta.getKeysCount({ start: [GARBAGE], end: [GARBAGE, Infinity] }) > 0) this.sweep()
+    // At most a quarter of the memory the process may have: the pages warmed must not evict the ones in use.
+    const prewarmBytes = Math.min(
+      options.prewarmBytes ?? 0,
+      Math.floor((process.constrainedMemory?.() || totalmem()) / 4),
+    )
+    this.prewarmed =
+      prewarmBytes > 0 ? prewarm(join(path, 'data.mdb'), prewarmBytes, this.#stopPrewarm.signal) : Promise.resolve(0)
   }
 
   /**
@@ -497,7 +529,8 @@ export class Engine {
     const meta = this.#reconcileCarried(name, found, stored)
     let updated: LiveIndex[] | undefined
     // Made once for every index; an update compares them to rewrite entries whose indexed values did not change.
-    const covered = after && meta.indexes.some((index) => !keyedByValues(index)) ? coveredFields(after) : null
+    const covered =
+      after && meta.indexes.some((index) => !keyedByValues(index)) ? coveredFields(after, this.#uncarried) : null
     let coveredBefore: Covered | null | undefined
     for (const [position, index] of meta.indexes.entries()) {
       const { spec } = index
@@ -535,7 +568,7 @@ export class Engine {
       // never ranks on a stale value): the update of a carried field touches every non-unique index.
       let rewrite = false
       if (!keyedByValues(index) && oldEntries && before.id === after._id) {
-        coveredBefore ??= coveredFields(before.record)
+        coveredBefore ??= coveredFields(before.record, this.#uncarried)
         rewrite = !sameCovered(entryValue(oldEntries, coveredBefore), value)
       }
       for (const [text, key] of newKeys) {
@@ -672,7 +705,7 @@ export class Engine {
       const record = JSON.parse(value) as StoredRecord
       if (isIndexed(index.spec, record)) {
         const entries = indexEntries(index.spec, record)
-        const value = keyedByValues(index) ? null : entryValue(entries, coveredFields(record))
+        const value = keyedByValues(index) ? null : entryValue(entries, coveredFields(record, this.#uncarried))
         for (const values of entries.keys) this.#putEntry(index, values, id, value, false)
         changed = noteArrays(index, entries) || changed
       }
@@ -776,6 +809,8 @@ export class Engine {
   /** Refuses new operations at once, lets the writes already issued finish, then closes lmdb. */
   close(): Promise<void> {
     this.#closing ??= (async () => {
+      this.#stopPrewarm.abort()
+      await this.prewarmed
       await Promise.allSettled([...this.#pendingWrites])
       await this.#sweeping
       await this.#env.close()
