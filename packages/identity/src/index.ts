@@ -104,8 +104,11 @@ export const hashToken = (secret: string): string => createHash('sha256').update
  */
 const LAST_USE_RESOLUTION_MS = 60_000
 
-/** Users whose decoded access is kept, by id; more than the callers active at once on one process. */
-const DECODED_USERS = 10_000
+/**
+ * Users whose decoded access is kept, by id, and environments whose state is: more than are active at once on one
+ * process.
+ */
+const DECODED_KEPT = 10_000
 
 /** Frozen: one decoded access serves every request of the user until the record changes. */
 function accessOf(user: IdentityUserRecord): UserAccess {
@@ -138,6 +141,8 @@ export function recordsIdentity(store: RecordStore): Identity {
   const environments = IDENTITY_COLLECTIONS.environments.in(store)
   const sessions = IDENTITY_COLLECTIONS.sessions.in(store)
   const decoded = new Map<string, { json: string; access: UserAccess }>()
+  // An environment's record holds its settings too: decoded again only when its text changed.
+  const states = new Map<string, { json: string; state: EnvironmentState }>()
   return {
     async user(userId) {
       const [stored] = await users.findText({ _id: userId })
@@ -145,7 +150,7 @@ export function recordsIdentity(store: RecordStore): Identity {
       const known = decoded.get(userId)
       if (known?.json === stored.json) return known.access
       const access = accessOf(JSON.parse(stored.json) as IdentityUserRecord)
-      if (!known && decoded.size >= DECODED_USERS) decoded.delete(decoded.keys().next().value as string)
+      if (!known && decoded.size >= DECODED_KEPT) decoded.delete(decoded.keys().next().value as string)
       decoded.set(userId, { json: stored.json, access })
       return access
     },
@@ -169,8 +174,13 @@ export function recordsIdentity(store: RecordStore): Identity {
     async environmentState(environmentId) {
       const [stored] = await environments.findText({ _id: environmentId })
       if (!stored) return null
+      const known = states.get(environmentId)
+      if (known?.json === stored.json) return known.state
       const { active, deletedOn } = JSON.parse(stored.json) as IdentityEnvironmentRecord
-      return deletedOn !== undefined ? null : active === false ? 'inactive' : 'active'
+      const state = deletedOn !== undefined ? null : active === false ? 'inactive' : 'active'
+      if (!known && states.size >= DECODED_KEPT) states.delete(states.keys().next().value as string)
+      states.set(environmentId, { json: stored.json, state })
+      return state
     },
     async session(sessionId) {
       const session = await sessions.findOne({ _id: sessionId })

@@ -62,6 +62,10 @@ t.test('what other services read of the users service: access, tokens, environme
   // A changed record is read again, not served from the decoded copy.
   await IDENTITY_COLLECTIONS.users.in(store).updateOne({ _id: admin._id }, { $set: { isSuperAdministrator: false } })
   t.equal((await identity.user(admin._id))?.superAdministrator, false)
+  await environments.updateOne({ _id: 'acme' }, { $set: { active: false } })
+  t.equal(await identity.environmentState('acme'), 'inactive', 'a deactivation holds at the next request')
+  await environments.updateOne({ _id: 'acme' }, { $set: { deletedOn: new Date().toISOString() } })
+  t.equal(await identity.environmentState('acme'), null)
 
   const tokens = IDENTITY_COLLECTIONS.longLivedTokens.in(store)
   await tokens.insertOne({ _id: 'live', userId: admin._id, tokenHash: hashToken('secret-live'), expiresOn: null })
