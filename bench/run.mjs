@@ -100,6 +100,7 @@ async function start(env, nodeArgs = []) {
     stdio: ['ignore', 'ignore', 'inherit'],
   })
   children.add(child)
+  sampleAnonymous(child)
   const url = `http://127.0.0.1:${port}`
   for (;;) {
     if (child.exitCode !== null) throw new Error(`the server exited with ${child.exitCode}`)
@@ -129,7 +130,32 @@ function dropPageCache() {
   }
 }
 
-const peakRss = (pid) => Number(/VmHWM:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))[1]) / 1024
+const statusKb = (pid, field) =>
+  Number(new RegExp(`${field}:\\s+(\\d+)`).exec(readFileSync(`/proc/${pid}/status`, 'utf8'))[1])
+
+/**
+ * VmHWM counts the store's file pages the server mapped: clean, shared with the page cache, reclaimable, and with
+ * the file cached (a long-running server, the read ahead at start) the kernel maps the cached pages around each
+ * page read too. The anonymous part (heap, buffers) is what the process itself holds: sampled, Linux keeps no peak.
+ */
+function sampleAnonymous(child) {
+  child.anonymousPeakKb = 0
+  const timer = setInterval(() => {
+    try {
+      child.anonymousPeakKb = Math.max(child.anonymousPeakKb, statusKb(child.pid, 'RssAnon'))
+    } catch {
+      // Exited since the last tick: its peak is in already.
+    }
+  }, 200).unref()
+  child.once('exit', () => clearInterval(timer))
+}
+
+/** The peak RSS (VmHWM) and the peak anonymous RSS sampled, in MB. */
+const peakRss = (child) => ({
+  total: statusKb(child.pid, 'VmHWM') / 1024,
+  anonymous: Math.max(child.anonymousPeakKb, statusKb(child.pid, 'RssAnon')) / 1024,
+})
+const memory = (rss) => `${rss.total.toFixed(0)} MB (${rss.anonymous.toFixed(0)} MB anonymous)`
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms))
 
 async function call(url, method, path, headers, body) {
@@ -403,7 +429,7 @@ async function coldAndWarm(target, requests) {
   const cold = await wrk(target, requests, DURATION)
   await wrk(target, requests, WARMUP)
   const warm = await wrk(target, requests, DURATION)
-  return { cold, warm, rssMb: peakRss(target.child.pid) }
+  return { cold, warm, rss: peakRss(target.child) }
 }
 
 const fmt = (r) => `${Math.round(r.rps)} req/s (p99 ${r.p99.toFixed(0)} ms)${r.failed ? `, ${r.failed} failed` : ''}`
@@ -419,8 +445,8 @@ async function seeded(target, total) {
   await target.analyze?.()
   const { ids, rate } = imported.bench
   console.error(`${target.name}: import ${Math.round(rate)} documents/s`)
-  const seedRssMb = peakRss(target.child.pid)
-  return { ids: spread(ids, IDS), categories: categories(total), importRate: rate, seedRssMb }
+  const seedRss = peakRss(target.child)
+  return { ids: spread(ids, IDS), categories: categories(total), importRate: rate, seedRss }
 }
 
 async function main() {
@@ -559,18 +585,16 @@ async function scaleRun(selected) {
       scenario,
       small: { rps: rate(measured[0]), p99: Math.max(...measured[0].map((r) => r.p99)) },
       large: { rps: rate(measured[1]), p99: Math.max(...measured[1].map((r) => r.p99)) },
-      rssMb: peakRss(large.child.pid),
+      rss: peakRss(large.child),
     }
     rows.push(row)
-    console.error(
-      `scale ${scenario.key.padEnd(9)} ${fmt(row.small)} / ${fmt(row.large)}, rss ${row.rssMb.toFixed(0)} MB`,
-    )
+    console.error(`scale ${scenario.key.padEnd(9)} ${fmt(row.small)} / ${fmt(row.large)}, rss ${memory(row.rss)}`)
     await small.stop()
     await large.stop()
   }
   await small.destroy()
   await large.destroy()
-  return { rows, imports: [smallData.importRate, largeData.importRate], seedRssMb: largeData.seedRssMb }
+  return { rows, imports: [smallData.importRate, largeData.importRate], seedRss: largeData.seedRss }
 }
 
 function report({ rows, peer, variant, imports, fair, profile, scale }) {
@@ -589,7 +613,7 @@ function report({ rows, peer, variant, imports, fair, profile, scale }) {
     out.push('| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |')
     for (const { scenario, own, peer: them } of rows) {
       out.push(
-        `| ${scenario.name} | ${cell(own.cold)} | ${them ? cell(them.cold) : '—'} | ${ratio(own.cold, them?.cold)} | ${cell(own.warm)} | ${them ? cell(them.warm) : '—'} | ${ratio(own.warm, them?.warm)} | ${own.rssMb.toFixed(0)} MB |`,
+        `| ${scenario.name} | ${cell(own.cold)} | ${them ? cell(them.cold) : '—'} | ${ratio(own.cold, them?.cold)} | ${cell(own.warm)} | ${them ? cell(them.warm) : '—'} | ${ratio(own.warm, them?.warm)} | ${memory(own.rss)} |`,
       )
     }
     const [ownImport, peerImport] = imports
@@ -637,12 +661,12 @@ function report({ rows, peer, variant, imports, fair, profile, scale }) {
     out.push('| --- | ---: | ---: | ---: | ---: |')
     for (const row of scale.rows) {
       out.push(
-        `| ${row.scenario.name} | ${cell(row.small)} | ${cell(row.large)} | ${ratio(row.large, row.small)} | ${row.rssMb.toFixed(0)} MB |`,
+        `| ${row.scenario.name} | ${cell(row.small)} | ${cell(row.large)} | ${ratio(row.large, row.small)} | ${memory(row.rss)} |`,
       )
     }
     const [a, b] = scale.imports
     out.push(
-      `| import through bulk | ${Math.round(a)} docs/s | ${Math.round(b)} docs/s | ${(b / a).toFixed(2)}× | ${scale.seedRssMb.toFixed(0)} MB (while importing) |`,
+      `| import through bulk | ${Math.round(a)} docs/s | ${Math.round(b)} docs/s | ${(b / a).toFixed(2)}× | ${memory(scale.seedRss)} while importing |`,
     )
   }
   console.log(out.join('\n'))
