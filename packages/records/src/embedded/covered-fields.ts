@@ -17,7 +17,7 @@ import type { SortValue } from './sort-values.js'
  * keys only, so it ignores the values (a downgrade is safe too). But older code does not keep them either: an
  * update it makes leaves the entries' values as they were. The engine tells (`#reconcileCarried`: older code's
  * writes drop a mark from the collection's size) and then ranks that collection's indexes off their records
- * until they are built again, so no stale value is ever ranked on.
+ * until `ensureIndex` has written their values again, so no stale value is ever ranked on.
  */
 export type Covered = Array<number | string>
 

@@ -70,9 +70,10 @@ export interface LiveIndex extends StoredIndex {
   /**
    * Whether a non-unique index's entries may be ranked on what they carry (`covered-fields.ts`): `kept` once
    * this version keeps them, `stale` when a write of older code (which leaves the values as they were) may
-   * have come after (see `#reconcileCarried`; dropping and adding the index again makes it `kept`).
+   * have come after (see `#reconcileCarried`), `refreshing` while `addIndex` writes them again (`kept` once done,
+   * unless older code wrote meanwhile).
    */
-  carries?: 'kept' | 'stale'
+  carries?: 'kept' | 'stale' | 'refreshing'
 }
 
 /** Engines open in this process, by the id their builds record. */
@@ -643,7 +644,14 @@ export class Engine {
         if (!sameSpec(existing.spec, spec)) {
           throw new RecordsError(`index ${spec.name} already exists with another definition`)
         }
-        return existing.building ? existing.id : undefined
+        if (existing.building) return { id: existing.id, work: 'build' as const }
+        if (existing.carries !== 'stale' && existing.carries !== 'refreshing') return undefined
+        // Its keys are right, what they carry may not be: written again from the records.
+        this.#putMeta(name, {
+          ...meta,
+          indexes: meta.indexes.map((index) => (index === existing ? { ...index, carries: 'refreshing' } : index)),
+        })
+        return { id: existing.id, work: 'refresh' as const }
       }
       const index: LiveIndex = {
         spec,
@@ -655,13 +663,16 @@ export class Engine {
         ...(spec.unique === true ? {} : { carries: 'kept' as const }),
       }
       this.#putMeta(name, { ...meta, indexes: [...meta.indexes, index] })
-      return index.id
+      return { id: index.id, work: 'build' as const }
     })
     if (building === undefined) return
-    let build = this.#builds.get(building)
+    const { id, work } = building
+    let build = this.#builds.get(id)
     if (!build) {
-      build = this.#build(name, building).finally(() => this.#builds.delete(building))
-      this.#builds.set(building, build)
+      build = (work === 'build' ? this.#build(name, id) : this.#refresh(name, id)).finally(() =>
+        this.#builds.delete(id),
+      )
+      this.#builds.set(id, build)
     }
     await build
   }
@@ -715,6 +726,58 @@ export class Engine {
     const done = read < BUILD_CHUNK
     if (done) delete index.building
     if (done || changed) this.#putMeta(name, { ...meta, indexes })
+    return { done, last }
+  }
+
+  /**
+   * Writes what a `refreshing` index's entries carry again, chunk by chunk as a build. A failure leaves the index
+   * as it was for readers (not `kept`: ranked off the records); the next `addIndex` takes it up again.
+   */
+  async #refresh(name: string, indexId: number): Promise<void> {
+    let after: string | undefined
+    for (;;) {
+      const step = await this.write(() => timed(() => this.#refreshChunk(name, indexId, after)))
+      if (step.done) return
+      after = step.last
+      await turn()
+    }
+  }
+
+  /**
+   * Writes again what the entries of the records after `after` carry, up to `BUILD_CHUNK`; the last chunk makes the
+   * index `kept`. Writes of this version meanwhile keep the entries they touch, and this reads each record as it
+   * is now, so every entry is right once it is done, unless older code wrote meanwhile: then the index is `stale`
+   * again (`#reconcileCarried`) and stays so.
+   */
+  #refreshChunk(name: string, indexId: number, after: string | undefined): { done: boolean; last?: string } {
+    const found = this.collection(name)
+    const meta = found && this.#reconcileCarried(name, found)
+    const index = meta?.indexes.find((candidate) => candidate.id === indexId)
+    if (!meta || index?.carries !== 'refreshing') return { done: true }
+    let read = 0
+    let last: string | undefined
+    for (const { key, value } of this.#records.getRange({
+      start: recordKey(meta.id, after ?? ''),
+      end: recordPrefix(meta.id + 1),
+    })) {
+      const id = idOfKey(key)
+      if (id === after) continue
+      const record = JSON.parse(value) as StoredRecord
+      if (isIndexed(index.spec, record)) {
+        const entries = indexEntries(index.spec, record)
+        const carried = entryValue(entries, coveredFields(record, this.#uncarried))
+        for (const values of entries.keys) this.#entries.putSync(entryKey(index, values, id), carried)
+      }
+      last = id
+      if (++read === BUILD_CHUNK) break
+    }
+    const done = read < BUILD_CHUNK
+    if (done) {
+      this.#putMeta(name, {
+        ...meta,
+        indexes: meta.indexes.map((candidate) => (candidate === index ? { ...index, carries: 'kept' } : candidate)),
+      })
+    }
     return { done, last }
   }
 
