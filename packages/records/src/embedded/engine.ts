@@ -242,7 +242,7 @@ export class Engine {
   readonly #stopPrewarm = new AbortController()
   readonly #uncarried: ReadonlySet<string>
   /** The read ahead of the store's file, when asked for; `close` stops it. Resolves with the bytes read. */
-  readonly prewarmed: Promise<number>
+  readonly #prewarmed: Promise<number>
 
   constructor(path: string, options: EngineOptions = {}) {
     this.queryBudget = options.queryMemoryBudget ?? DEFAULT_QUERY_BUDGET
@@ -297,7 +297,7 @@ export class Engine {
       options.prewarmBytes ?? 0,
       Math.floor((process.constrainedMemory?.() || totalmem()) / 4),
     )
-    this.prewarmed =
+    this.#prewarmed =
       prewarmBytes > 0 ? prewarm(join(path, 'data.mdb'), prewarmBytes, this.#stopPrewarm.signal) : Promise.resolve(0)
   }
 
@@ -873,7 +873,7 @@ export class Engine {
   close(): Promise<void> {
     this.#closing ??= (async () => {
       this.#stopPrewarm.abort()
-      await this.prewarmed
+      await this.#prewarmed
       await Promise.allSettled([...this.#pendingWrites])
       await this.#sweeping
       await this.#env.close()
