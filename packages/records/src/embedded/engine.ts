@@ -694,6 +694,20 @@ export class Engine {
     }
   }
 
+  /** A build's or a refresh's next records: up to `BUILD_CHUNK` of the collection's after `after`, in `_id` order. */
+  *#chunkAfter(collectionId: number, after: string | undefined): Generator<{ id: string; record: StoredRecord }> {
+    let read = 0
+    for (const { key, value } of this.#records.getRange({
+      start: recordKey(collectionId, after ?? ''),
+      end: recordPrefix(collectionId + 1),
+    })) {
+      const id = idOfKey(key)
+      if (id === after) continue
+      yield { id, record: JSON.parse(value) as StoredRecord }
+      if (++read === BUILD_CHUNK) return
+    }
+  }
+
   /** Indexes the records after `after` (in `_id` order), up to `BUILD_CHUNK`; done when none are left. */
   #buildChunk(name: string, indexId: number, after: string | undefined): { done: boolean; last?: string } {
     const found = this.collection(name)
@@ -707,13 +721,7 @@ export class Engine {
     let read = 0
     let last: string | undefined
     let changed = false
-    for (const { key, value } of this.#records.getRange({
-      start: recordKey(meta.id, after ?? ''),
-      end: recordPrefix(meta.id + 1),
-    })) {
-      const id = idOfKey(key)
-      if (id === after) continue
-      const record = JSON.parse(value) as StoredRecord
+    for (const { id, record } of this.#chunkAfter(meta.id, after)) {
       if (isIndexed(index.spec, record)) {
         const entries = indexEntries(index.spec, record)
         const value = keyedByValues(index) ? null : entryValue(entries, coveredFields(record, this.#uncarried))
@@ -721,7 +729,7 @@ export class Engine {
         changed = noteArrays(index, entries) || changed
       }
       last = id
-      if (++read === BUILD_CHUNK) break
+      read++
     }
     const done = read < BUILD_CHUNK
     if (done) delete index.building
@@ -756,20 +764,14 @@ export class Engine {
     if (!meta || index?.carries !== 'refreshing') return { done: true }
     let read = 0
     let last: string | undefined
-    for (const { key, value } of this.#records.getRange({
-      start: recordKey(meta.id, after ?? ''),
-      end: recordPrefix(meta.id + 1),
-    })) {
-      const id = idOfKey(key)
-      if (id === after) continue
-      const record = JSON.parse(value) as StoredRecord
+    for (const { id, record } of this.#chunkAfter(meta.id, after)) {
       if (isIndexed(index.spec, record)) {
         const entries = indexEntries(index.spec, record)
         const carried = entryValue(entries, coveredFields(record, this.#uncarried))
         for (const values of entries.keys) this.#entries.putSync(entryKey(index, values, id), carried)
       }
       last = id
-      if (++read === BUILD_CHUNK) break
+      read++
     }
     const done = read < BUILD_CHUNK
     if (done) {
