@@ -18,12 +18,15 @@ const DISCOUNT = {
     "const percent = context.input?.percent ?? 10\nconst total = Math.round(serverDocument.total * (100 - percent)) / 100\nconst path = `api/v2/document-definitions/${context.ddId}/documents/${serverDocument._id}`\nawait REST.call(path, 'PATCH', {}, { total })\nif (REST.lastStatus !== 200) refuse('The order could not be changed')\nreturn { total }",
 }
 
+/** Ends the held runs; long enough for a run that must succeed (the retry) on a busy machine. */
+const WALL_MS = 5_000
+
 t.test('a write still pending when its run ends (wall) never lands; a retry applies once', async (t) => {
   let holding = true
   let held = false
   let orderPath = ''
   const { server, as } = await build(t, {
-    config: { QUIRE_SCRIPT_WALL_MS: 2000 },
+    config: { QUIRE_SCRIPT_WALL_MS: WALL_MS },
     prepare: (server) => {
       // The discount's PATCH is held until the run that sent it has ended: the parent times out meanwhile.
       server.addHook('preHandler', async (request) => {
@@ -64,7 +67,7 @@ t.test('a write still pending when its run ends (wall) never lands; a retry appl
 t.test('a definition write still pending when its run ends never lands', async (t) => {
   let held = false
   const { server, as } = await build(t, {
-    config: { QUIRE_SCRIPT_WALL_MS: 2000 },
+    config: { QUIRE_SCRIPT_WALL_MS: WALL_MS },
     prepare: (server) => {
       server.addHook('preHandler', async (request) => {
         if (request.method !== 'POST' || request.url !== DEFINITIONS) return
