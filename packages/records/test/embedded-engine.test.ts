@@ -632,3 +632,41 @@ t.test('a stale index refreshed while writes go on ranks every record on its val
       .slice(0, 10),
   )
 })
+
+t.test(
+  'a range read while this process writes into it is kept as of those writes: later pages stay right',
+  async (t) => {
+    const store = openEmbeddedStore(t.testdir())
+    t.teardown(() => store.close())
+    const items = store.collection<Item>('items')
+    let records = await seed(store, 'items', 20_000)
+    await items.ensureIndex({ name: 'n', fields: { n: 1 } })
+    // All 20,000 candidates: the walk pauses between slices, and the writes land between them.
+    const filter = { n: { $gte: 0 } }
+    const expected = () =>
+      records
+        .filter((record) => record.n >= 0)
+        .sort((a, b) => b.score - a.score || (a._id < b._id ? 1 : -1))
+        .slice(0, 20)
+        .map((record) => record._id)
+    const page = async () => (await items.find(filter, { sort: { score: -1 }, limit: 20 })).map((found) => found._id)
+    const replace = (next: Item) => (records = records.map((record) => (record._id === next._id ? next : record)))
+
+    for (let round = 0; round < 4; round++) {
+      const [raised, movedOut, dropped] = records.slice(round * 10)
+      // The writes go first: the page's walk starts from the stamp before them and meets them on its way.
+      await Promise.all([
+        items.updateOne({ _id: (raised as Item)._id }, { $set: { score: 5_000 + round } }),
+        items.updateOne({ _id: (movedOut as Item)._id }, { $set: { n: -1, score: 9_000 } }),
+        items.deleteOne({ _id: (dropped as Item)._id }),
+        items.insertOne({ ...item(30_000 + round), score: 4_000 + round }).then((created) => records.push(created)),
+        page(),
+      ])
+      replace({ ...(raised as Item), score: 5_000 + round })
+      replace({ ...(movedOut as Item), n: -1, score: 9_000 })
+      records = records.filter((record) => record._id !== (dropped as Item)._id)
+      t.same(await page(), expected(), `round ${round}: the page after the writes`)
+    }
+    t.equal((await page())[0], records.find((record) => record.score === 5_003)?._id, 'the last raised score leads')
+  },
+)

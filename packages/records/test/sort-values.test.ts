@@ -14,20 +14,21 @@ function rangeOf(category: string, records: StoredRecord[]): KeptRange {
   return range
 }
 
+const none = (): undefined => undefined
 const idsOf = (range: KeptRange | undefined) => [...(range?.ids ?? [])].sort()
 
 t.test("a reader whose snapshot predates this process's write reads the records it changed, the rest kept", (t) => {
   const cache = new SortValueCache(1000)
   const before = cache.snapshot(1, 100)
-  before.keepRange('c1', rangeOf('c1', [record('a', 'c1', 1), record('b', 'c1', 2)]))
+  before.keepRange('c1', rangeOf('c1', [record('a', 'c1', 1), record('b', 'c1', 2)]), 100, none)
 
   // A write moves `a` out of c1 (not committed yet: readers still hold stamp 100).
   cache.changed(1, 100, 101, new Map([['a', { before: record('a', 'c1', 1), after: record('a', 'c2', 9) }]]))
   const stale = cache.snapshot(1, 100)
   t.same([...stale.hidden()], ['a'], 'the record written since is read from the store')
   t.same(idsOf(stale.range('c1')), ['b'], 'the range already follows the write')
-  stale.keepRange('c2', rangeOf('c2', [record('a', 'c2', 9)]))
-  t.equal(cache.snapshot(1, 101).range('c2'), undefined, 'nothing read at an old stamp is kept')
+  stale.keepRange('c2', rangeOf('c2', [record('a', 'c2', 9)]), 100, none)
+  t.equal(cache.snapshot(1, 101).range('c2'), undefined, 'nothing is kept while the write is not in the store')
 
   // `a` comes back into c1 with a new score: the range holds it with its value.
   cache.changed(1, 101, 102, new Map([['a', { before: record('a', 'c2', 9), after: record('a', 'c1', 7) }]]))
@@ -53,11 +54,43 @@ t.test('past its capacity the cache lets the ranges used least recently go, not 
         c,
         Array.from({ length: 30 }, (_, i) => record(`${c}-${i}`, c, i)),
       ),
+      1,
+      none,
     )
     if (c !== 'c0') snapshot.range('c0')
   }
   t.ok(snapshot.range('c0'), 'the range used all along is kept')
   t.ok(snapshot.range('c3'), 'the newest is kept')
   t.equal(snapshot.range('c1'), undefined, 'the least recently used went')
+  t.end()
+})
+
+t.test("a range read across this process's writes is kept as of the last, not as the read met it", (t) => {
+  const cache = new SortValueCache(1000)
+  const reading = cache.snapshot(1, 100)
+  const now = new Map([
+    ['a', record('a', 'c2', 9)],
+    ['b', record('b', 'c1', 5)],
+    ['c', record('c', 'c1', 3)],
+  ])
+  // While the read paused: `a` left c1, `b` got a new score, `c` came in (the read met `b` twice, `c` never).
+  cache.changed(1, 100, 101, new Map([['a', { before: record('a', 'c1', 1), after: now.get('a') }]]))
+  cache.changed(1, 101, 102, new Map([['b', { before: record('b', 'c1', 2), after: now.get('b') }]]))
+  cache.changed(1, 102, 103, new Map([['c', { before: record('c', 'c3', 1), after: now.get('c') }]]))
+  t.ok(reading.follows(103), "the store's stamp is this process's last write")
+  const met = rangeOf('c1', [record('a', 'c1', 1), record('b', 'c1', 2), record('b', 'c1', 5), record('d', 'c1', 4)])
+
+  reading.keepRange('c1', met, 102, (id) => now.get(id))
+  t.equal(cache.snapshot(1, 103).range('c1'), undefined, 'not kept while the last write is not in the store')
+
+  reading.keepRange('c1', met, 103, (id) => now.get(id))
+  const kept = cache.snapshot(1, 103).range('c1')
+  t.same(idsOf(kept), ['b', 'c', 'd'], 'each record once, as it is now')
+  t.same(kept?.values[kept.ids.indexOf('b')], [2, 5], 'with its values now')
+
+  const foreign = cache.snapshot(2, 100)
+  t.notOk(foreign.follows(777), "another process's write is not followed")
+  foreign.keepRange('c1', rangeOf('c1', [record('d', 'c1', 4)]), 777, (id) => now.get(id))
+  t.equal(cache.snapshot(2, 777).range('c1'), undefined, 'and nothing read across it is kept')
   t.end()
 })

@@ -47,6 +47,20 @@ export class KeptRange {
     )
   }
 
+  /** The range with records `ids` as they are now (`current`, undefined when gone), whatever it held of them. */
+  with(ids: ReadonlySet<string>, current: (id: string) => StoredRecord | undefined): KeptRange {
+    const range = new KeptRange(this.index, this.low, this.high, this.fields)
+    for (let i = 0; i < this.ids.length; i++) {
+      const id = this.ids[i] as string
+      if (!ids.has(id)) range.add(id, this.values[i] as SortValues)
+    }
+    for (const id of ids) {
+      const record = current(id)
+      if (record && range.holds(id, record)) range.add(id, recordValues(this.fields, id, record))
+    }
+    return range
+  }
+
   /** Whether the record has an entry of the index within the range. */
   holds(id: string, record: StoredRecord): boolean {
     return this.#within(this.entryKeys(id, record))

@@ -14,7 +14,7 @@ import { TopK, valuesOrder, type SortValues } from './top-k.js'
  * A heap (`FindQuery.ranked`) over the candidates of an index range that answers the filter, read outside a
  * write: the range as the store keeps it (`engine.sortValues`), else its entries, each candidate's sort values
  * taken from what its entry carries (`covered-fields.ts`) or else read from its text (and the whole range kept
- * with them when read at one stamp). Only the records ranked are read (`read` again unless the heap holds them
+ * with them, brought to this process's writes made while it was read). Only the records ranked are read (`read` again unless the heap holds them
  * already): a candidate's record is read otherwise only when its entry lacks a sort field (a nested path, a long
  * string, an entry written before entries carried fields).
  */
@@ -43,17 +43,17 @@ export function* rankedEntries(query: FindQuery, plan: IndexPlan, [low, high]: [
       if (row && kept.holds(id, row.record)) offer(id, rowValues(sort, row, true), row)
     }
   } else {
-    // Kept only when read at one stamp with every candidate still there.
+    // Kept when every candidate's values were read, brought to the latest writes (`keepRange`).
     let whole: KeptRange | undefined = new KeptRange(plan.index, low, high, sort)
     const seen = plan.dedupe ? new Set<string>() : undefined
     // What entries carry is ranked on only while this version kept it through every write (engine.ts `carries`).
     const carried = plan.index.carries === 'kept' && engine.size(collectionId).carried
     for (const entry of entries(engine, plan.index, { start: low, end: high }, pacer, carried)) {
       if (entry === PAUSE) {
-        // Paused like any scan, so other environments' requests run between its slices. What it read stays one
-        // snapshot, and the range may be kept, while no write (of any process) moved the collection's stamp.
+        // Paused like any scan, so other environments' requests run between its slices. The range may still be
+        // kept while only this process's writes (which the cache follows) moved the collection's stamp.
         yield PAUSE
-        if (engine.size(collectionId).stamp !== snapshot.stamp) whole = undefined
+        if (!snapshot.follows(engine.size(collectionId).stamp)) whole = undefined
         continue
       }
       engine.stats.reads++
@@ -82,7 +82,14 @@ export function* rankedEntries(query: FindQuery, plan: IndexPlan, [low, high]: [
       whole?.add(id, values)
       offer(id, values, row)
     }
-    if (whole) snapshot.keepRange(rangeKey, whole)
+    if (whole) {
+      snapshot.keepRange(
+        rangeKey,
+        whole,
+        engine.size(collectionId).stamp,
+        (id) => read(engine, collectionId, id)?.record,
+      )
+    }
   }
   const page: Row[] = []
   for (const { id, row } of top.sorted().slice(query.skip)) {

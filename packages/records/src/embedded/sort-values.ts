@@ -41,14 +41,10 @@ export class SortValueSnapshot {
   #hiddenAt: number | undefined
   constructor(
     readonly cache: SortValueCache,
+    readonly collectionId: number,
     readonly collection: CollectionValues,
     readonly stamp: number | undefined,
   ) {}
-
-  /** Nothing was written since the snapshot: what is read now may be kept. */
-  get current(): boolean {
-    return this.collection.stamp === this.stamp
-  }
 
   /** The ids written since this snapshot's stamp (every id when the stamp is no longer among the recent writes). */
   hidden(): ReadonlySet<string> {
@@ -62,6 +58,19 @@ export class SortValueSnapshot {
     return this.#hidden
   }
 
+  /**
+   * Whether the store's `stamp` is one this process's writes went through since this snapshot: what a read
+   * from the snapshot on met can still be brought to the latest writes (`keepRange`).
+   */
+  follows(stamp: number | undefined): boolean {
+    const { collection } = this
+    return (
+      this.cache.holds(this.collectionId, collection) &&
+      this.hidden() !== ALL &&
+      (collection.stamp === stamp || collection.recent.some(({ before }) => before === stamp))
+    )
+  }
+
   /** The range kept under `key`, unless a write since this snapshot's stamp left it unknown. */
   range(key: string): KeptRange | undefined {
     const { ranges } = this.collection
@@ -72,13 +81,24 @@ export class SortValueSnapshot {
     return range
   }
 
-  /** Keeps a range read whole at this snapshot's stamp, while that stamp is still the latest. */
-  keepRange(key: string, range: KeptRange): void {
-    if (!this.current || this.collection.ranges.has(key) || range.values.some((values) => !values.every(keepable))) {
-      return
-    }
-    this.cache.hold(range.ids.length)
-    this.collection.ranges.set(key, range)
+  /**
+   * Keeps a range read whole from this snapshot's stamp on, once the store's `stamp` is this process's latest
+   * write. A read that paused may have met the records written meanwhile before or after their writes, so those
+   * are taken out and put back as they are now (`current`); every other record is as the read met it.
+   */
+  keepRange(
+    key: string,
+    range: KeptRange,
+    stamp: number | undefined,
+    current: (id: string) => StoredRecord | undefined,
+  ): void {
+    const { collection } = this
+    if (collection.stamp !== stamp || !this.follows(stamp) || collection.ranges.has(key)) return
+    const written = this.hidden()
+    const kept = written.size === 0 ? range : range.with(written, current)
+    if (kept.values.some((values) => !values.every(keepable))) return
+    this.cache.hold(kept.ids.length)
+    collection.ranges.set(key, kept)
   }
 }
 
@@ -112,7 +132,12 @@ export class SortValueCache {
       collection = { stamp, ranges: new Map(), recent: [] }
       this.#collections.set(collectionId, collection)
     }
-    return new SortValueSnapshot(this, collection, stamp)
+    return new SortValueSnapshot(this, collectionId, collection, stamp)
+  }
+
+  /** Whether `collection` is still what is kept of the collection (not dropped since). */
+  holds(collectionId: number, collection: CollectionValues): boolean {
+    return this.#collections.get(collectionId) === collection
   }
 
   /** Counts `count` more values held; past the capacity, makes room first. */
