@@ -22,6 +22,11 @@ export interface EmbeddedRecordStore extends RecordStore {
    * them for readers at once and leaves their deletion to a background sweep.
    */
   sweep(): Promise<void>
+  /**
+   * Resolves once the index work running in the background is done: `ensureIndex` of an index whose entries
+   * carry stale values resolves at once and writes them again meanwhile.
+   */
+  indexWork(): Promise<void>
 }
 
 /**
@@ -61,6 +66,7 @@ export function openEmbeddedStore(dataDir: string, options: EngineOptions = {}):
       await engine.removeCollection(name)
     },
     sweep: () => engine.sweep(),
+    indexWork: () => engine.indexWork(),
     async ping(): Promise<void> {
       try {
         engine.ping()

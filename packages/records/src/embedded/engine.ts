@@ -631,7 +631,8 @@ export class Engine {
   }
 
   /**
-   * Adds the index and resolves once it is built. The definition is stored first (marked building: every write
+   * Adds the index and resolves once it is built (at once for an index whose entries are written again in the
+   * background: `stale`, see `carries`). The definition is stored first (marked building: every write
    * keeps its entries from then on, queries ignore it), then the records present are added in chunks of
    * `BUILD_CHUNK`, one write transaction each, the event loop free between them. A record the index refuses
    * (a duplicate, parallel arrays) drops the index again and rejects.
@@ -669,12 +670,19 @@ export class Engine {
     const { id, work } = building
     let build = this.#builds.get(id)
     if (!build) {
-      build = (work === 'build' ? this.#build(name, id) : this.#refresh(name, id)).finally(() =>
+      // A refresh cut short (closing, a failure) leaves the index `refreshing`: the next `addIndex` takes it up.
+      build = (work === 'build' ? this.#build(name, id) : this.#refresh(name, id).catch(() => undefined)).finally(() =>
         this.#builds.delete(id),
       )
       this.#builds.set(id, build)
     }
-    await build
+    // A refreshing index answers meanwhile (ranked off its records): a start does not wait for it.
+    if (work === 'build') await build
+  }
+
+  /** Resolves once the builds and refreshes running now are done, whatever their outcome. */
+  async indexWork(): Promise<void> {
+    await Promise.allSettled([...this.#builds.values()])
   }
 
   async #build(name: string, indexId: number): Promise<void> {
@@ -743,7 +751,7 @@ export class Engine {
    */
   async #refresh(name: string, indexId: number): Promise<void> {
     let after: string | undefined
-    for (;;) {
+    while (!this.#closing) {
       const step = await this.write(() => timed(() => this.#refreshChunk(name, indexId, after)))
       if (step.done) return
       after = step.last
