@@ -14,9 +14,9 @@ import { TopK, valuesOrder, type SortValues } from './top-k.js'
  * A heap (`FindQuery.ranked`) over the candidates of an index range that answers the filter, read outside a
  * write: the range as the store keeps it (`engine.sortValues`), else its entries, each candidate's sort values
  * taken from what its entry carries (`covered-fields.ts`) or else read from its text (and the whole range kept
- * with them, brought to this process's writes made while it was read). Only the records ranked are read (`read` again unless the heap holds them
- * already): a candidate's record is read otherwise only when its entry lacks a sort field (a nested path, a long
- * string, an entry written before entries carried fields).
+ * with them, brought to this process's writes made while it was read). Only the records ranked are read (`read`
+ * again unless the heap holds them already): a candidate's record is read otherwise only when its entry lacks a
+ * sort field (a nested path, a long string, an entry written before entries carried fields).
  */
 export function* rankedEntries(query: FindQuery, plan: IndexPlan, [low, high]: [IndexKey, IndexKey]): Steps<Row[]> {
   const { engine, collectionId, sort, after, pacer } = query
