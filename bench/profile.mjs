@@ -31,9 +31,13 @@ export function summarizeProfile({ nodes, samples, timeDeltas, endTime }, { root
   const areas = new Map()
   const functions = new Map()
   let busy = 0
+  let idle = 0
   for (const [id, time] of self) {
     const { functionName, url, lineNumber } = byId.get(id).callFrame
-    if (functionName === '(idle)') continue
+    if (functionName === '(idle)') {
+      idle += time
+      continue
+    }
     busy += time
     const name = area(url, functionName, root)
     areas.set(name, (areas.get(name) ?? 0) + time)
@@ -42,7 +46,9 @@ export function summarizeProfile({ nodes, samples, timeDeltas, endTime }, { root
   }
   const rank = (map) => [...map].sort((a, b) => b[1] - a[1]).slice(0, top)
   const percent = (time) => `${((time / busy) * 100).toFixed(1)}%`
-  const lines = ['', '| area (self time, of busy time) | share |', '| --- | ---: |']
+  // A main thread idle for much of the run waits on something else (commits, the disk), not on its own code.
+  const lines = [`\nThe main thread was busy ${((busy / (busy + idle)) * 100).toFixed(0)}% of the run.`]
+  lines.push('', '| area (self time, of busy time) | share |', '| --- | ---: |')
   for (const [name, time] of rank(areas)) lines.push(`| ${name} | ${percent(time)} |`)
   lines.push('', '| function (self time) | share |', '| --- | ---: |')
   for (const [name, time] of rank(functions)) lines.push(`| \`${name}\` | ${percent(time)} |`)

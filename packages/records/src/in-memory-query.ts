@@ -33,6 +33,11 @@ export function pageInMemory<C>(
  */
 export function sortInMemory<C>(matching: C[], options: PageOptions, recordOf: (candidate: C) => StoredRecord): C[] {
   const { sort, after } = options
+  const start = options.skip ?? 0
+  const end = options.limit === undefined ? undefined : start + options.limit
+  // One match (a read by `_id`, each of a sweep's deletions) has nothing to be ordered against: its record is
+  // not decoded for its operands.
+  if (matching.length <= 1 && !after) return matching.slice(start, end)
   const compare = compareSortOperands(sort)
   let keyed = matching.map((candidate) => ({ candidate, operands: sortOperands(sort, recordOf(candidate)) }))
   if (after) {
@@ -40,10 +45,7 @@ export function sortInMemory<C>(matching: C[], options: PageOptions, recordOf: (
     keyed = keyed.filter(({ operands }) => compare(operands, past) > 0)
   }
   keyed.sort((a, b) => compare(a.operands, b.operands))
-  const start = options.skip ?? 0
-  return keyed
-    .slice(start, options.limit === undefined ? undefined : start + options.limit)
-    .map(({ candidate }) => candidate)
+  return keyed.slice(start, end).map(({ candidate }) => candidate)
 }
 
 /** A projection's paths as a tree: `true` at a projected path's last segment. */

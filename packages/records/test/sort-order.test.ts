@@ -1,5 +1,7 @@
 import t from 'tap'
 import { newObjectId, openEmbeddedStore, openRecordStore, type Sort } from '../src/index.js'
+import { sortInMemory } from '../src/in-memory-query.js'
+import { normalizeSort } from '../src/sort-order.js'
 import { names, seedNamed, sortOrderContract, type Shape } from './sort-order-contract.js'
 
 sortOrderContract(t, { open: async (dataDir) => openEmbeddedStore(dataDir) })
@@ -67,4 +69,22 @@ t.test('`after` pages across ties of array sort values, off a heap, a scan and w
   const before = store.stats.reads
   t.same(names(await c.find({ g: 'x' }, { sort: { v: -1 }, limit: 2 })), ['t10', 't7'])
   t.ok(store.stats.reads - before < others.length, 'a page off the heap reads the candidates, not the collection')
+})
+
+t.test('one match is paged without its record decoded; two are ordered by it', async (t) => {
+  const sort = normalizeSort({ n: -1 })
+  const undecodable = () => {
+    throw new Error('decoded')
+  }
+  t.same(sortInMemory(['only'], { sort }, undecodable), ['only'])
+  t.same(sortInMemory(['only'], { sort, skip: 1 }, undecodable), [], 'skipped')
+  t.same(sortInMemory(['only'], { sort, limit: 0 }, undecodable), [], 'a limit of none')
+  const records = new Map([
+    ['a', { _id: 'a', n: 1 }],
+    ['b', { _id: 'b', n: 2 }],
+  ])
+  const recordOf = (id: string) => records.get(id) ?? { _id: id }
+  t.same(sortInMemory(['a', 'b'], { sort }, recordOf), ['b', 'a'])
+  t.same(sortInMemory(['a'], { sort, after: { _id: 'b', n: 2 } }, recordOf), ['a'], 'past `after`, compared')
+  t.same(sortInMemory(['b'], { sort, after: { _id: 'a', n: 1 } }, recordOf), [], 'before `after`, left out')
 })

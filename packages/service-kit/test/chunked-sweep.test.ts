@@ -45,6 +45,31 @@ t.test('a backlog past one chunk is deleted to the end, in transactions of at mo
   )
 })
 
+t.test('after each transaction the sweep rests four times as long as it took, before the next begins', async (t) => {
+  const { transactions, hooks, sweep } = fakeStore(12)
+  const events: string[] = []
+  const took: number[] = []
+  const rests: number[] = []
+  hooks.remove = async () => {
+    const started = performance.now()
+    events.push('transaction')
+    // Some work of the transaction's own: the rest it is owed is four times this at least.
+    await new Promise<void>((resolve) => setImmediate(resolve))
+    took.push(performance.now() - started)
+  }
+  const pause = async (ms: number) => {
+    events.push('rest')
+    rests.push(ms)
+  }
+  t.equal(await sweepInChunks({ ...sweep, stopped: () => false, records: 5, pause }), 12)
+  t.equal(transactions.length, 3)
+  t.same(events, ['transaction', 'rest', 'transaction', 'rest', 'transaction', 'rest'])
+  t.ok(
+    rests.every((ms, i) => ms >= 4 * (took[i] ?? Infinity)),
+    'each rest is at least four times its transaction',
+  )
+})
+
 t.test('a transaction ends before `bytes` of record text, with one record at least', async (t) => {
   const { stored, transactions, sweep } = fakeStore(7, 40)
   stored.set('r0002', 'x'.repeat(500))

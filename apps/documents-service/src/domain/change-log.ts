@@ -55,6 +55,7 @@ export function createChangeLog(deps: { store: RecordStore; clock: Clock; limits
   const { store, clock, limits } = deps
   const counters = store.collection<{ _id: string; seq: number }>(sequencesOf(changes.name))
   let stopped = false
+  let sweeping: Promise<number> | undefined
 
   const append = (tx: Transaction, entry: Entry) =>
     tx.append(changes.name, entry.environmentId, { ...entry, at: isoTime(clock) })
@@ -72,6 +73,16 @@ export function createChangeLog(deps: { store: RecordStore; clock: Clock; limits
       raced: (error) => error instanceof ConflictError,
       stopped: () => stopped,
     })
+
+  async function sweepAll(): Promise<number> {
+    let swept = await deleteAll({ at: { $lt: new Date(clock() - limits.retentionMs).toISOString() } }, { at: 1 })
+    // Past the count: each environment's oldest entries, below its last number less the bound.
+    for (const { _id: environmentId, seq } of await counters.find({})) {
+      if (stopped || seq <= limits.maxEntries) continue
+      swept += await deleteAll(range(environmentId, 0, seq - limits.maxEntries), { _id: 1 })
+    }
+    return swept
+  }
 
   return {
     document(tx, operation, written, previous) {
@@ -107,14 +118,12 @@ export function createChangeLog(deps: { store: RecordStore; clock: Clock; limits
       return first?.seq
     },
 
-    async sweep() {
-      let swept = await deleteAll({ at: { $lt: new Date(clock() - limits.retentionMs).toISOString() } }, { at: 1 })
-      // Past the count: each environment's oldest entries, below its last number less the bound.
-      for (const { _id: environmentId, seq } of await counters.find({})) {
-        if (stopped || seq <= limits.maxEntries) continue
-        swept += await deleteAll(range(environmentId, 0, seq - limits.maxEntries), { _id: 1 })
-      }
-      return swept
+    sweep() {
+      // One sweep at a time: a timer that fires while one still runs (a large backlog) joins it.
+      sweeping ??= sweepAll().finally(() => {
+        sweeping = undefined
+      })
+      return sweeping
     },
 
     stop() {

@@ -294,8 +294,10 @@ export function createDeliveries(deps: {
     if (!closed) setImmediate(poll)
   }
 
+  let sweeping: Promise<number> | undefined
+
   /** Deletes finished deliveries past their retention, in bounded transactions. */
-  function sweep(): Promise<number> {
+  function sweepExpired(): Promise<number> {
     const expired = { expiresOn: { $lt: new Date(clock()).toISOString() } }
     return sweepInChunks({
       read: (limit) => deliveries.findText(expired, { sort: { expiresOn: 1 }, limit }),
@@ -309,6 +311,14 @@ export function createDeliveries(deps: {
       raced: (error) => error instanceof ConflictError,
       stopped: () => closed,
     })
+  }
+
+  /** One sweep at a time: a timer that fires while one still runs (a large backlog) joins it. */
+  function sweep(): Promise<number> {
+    sweeping ??= sweepExpired().finally(() => {
+      sweeping = undefined
+    })
+    return sweeping
   }
 
   function sweepInBackground(): void {
