@@ -32,8 +32,8 @@ const FIRST_READ = 16
 /**
  * A sweep is housekeeping no caller waits for: after each transaction it rests this many times as long as the
  * transaction (and its share of the read) took, so it holds at most a fifth of the event loop however large its
- * backlog. Run flat out, a backlog of 100,000 change-log entries took a tenth of a busy server's time for the
- * seconds it lasted, at every start until it was gone.
+ * backlog. Run flat out, a large one (the change log after an import) held back every request for as long as it
+ * lasted, at each start until it was gone.
  */
 const REST = 4
 
@@ -86,8 +86,7 @@ export async function sweepInChunks({
         if (!raced(error)) throw error
         conflicted = true
       }
-      const now = performance.now()
-      await pause((now - started) * REST)
+      await pause((performance.now() - started) * REST)
       started = performance.now()
     }
     more = !stopped() && (conflicted || (candidates.length === limit && swept > before))
