@@ -1,3 +1,4 @@
+import { setImmediate as turn } from 'node:timers/promises'
 import {
   ConflictError,
   type CollectionSpec,
@@ -23,9 +24,16 @@ export function runRetention(store: RecordStore, now: () => number, log: ErrorLo
   /**
    * Deletes the records of `spec` that `filter` matches, read through an index (`sort`, else the filter's equality
    * prefix) and each deleted only if it still matches, in transactions of at most 500 records and 1 MiB: a tenant
-   * makes runs and jobs at will, and one `deleteMany` would hold the event loop for all of them.
+   * makes runs and jobs at will, and one `deleteMany` would hold the event loop for all of them. A definition's
+   * drop is its request's work, which waits for it (and is charged to its environment): it gives the loop a turn
+   * between transactions, where the sweep rests.
    */
-  function deleteAll<T extends StoredRecord>(spec: CollectionSpec<T>, filter: Filter, sort?: Sort): Promise<number> {
+  function deleteAll<T extends StoredRecord>(
+    spec: CollectionSpec<T>,
+    filter: Filter,
+    sort?: Sort,
+    pause?: () => Promise<unknown>,
+  ): Promise<number> {
     const work = sweepInChunks({
       read: (limit) => spec.in(store).findText(filter, { ...(sort && { sort }), limit }),
       remove: (ids) =>
@@ -37,6 +45,7 @@ export function runRetention(store: RecordStore, now: () => number, log: ErrorLo
         }),
       raced: (error) => error instanceof ConflictError,
       stopped: () => closed,
+      ...(pause && { pause }),
     }).finally(() => deleting.delete(work))
     deleting.add(work)
     return work
@@ -61,11 +70,13 @@ export function runRetention(store: RecordStore, now: () => number, log: ErrorLo
     sweep,
     /** The definition's waiting jobs, then its runs. */
     async drop(definition: { _id: string; _environmentId: string }): Promise<void> {
-      await deleteAll(DOCUMENTS_COLLECTIONS.actionJobs, { definitionId: definition._id })
-      await deleteAll(DOCUMENTS_COLLECTIONS.actionRuns, {
-        environmentId: definition._environmentId,
-        definitionId: definition._id,
-      })
+      await deleteAll(DOCUMENTS_COLLECTIONS.actionJobs, { definitionId: definition._id }, undefined, turn)
+      await deleteAll(
+        DOCUMENTS_COLLECTIONS.actionRuns,
+        { environmentId: definition._environmentId, definitionId: definition._id },
+        undefined,
+        turn,
+      )
     },
     start(): void {
       sweeper = setInterval(sweepInBackground, SWEEP_INTERVAL_MS).unref()
