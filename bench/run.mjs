@@ -157,6 +157,8 @@ const peakRss = (child) => ({
 })
 const memory = (rss) => `${rss.total.toFixed(0)} MB (${rss.anonymous.toFixed(0)} MB anonymous)`
 
+const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms))
+
 /** The CPU time (clock ticks, 1/100 s) a process has used: utime and stime of /proc/PID/stat. */
 function cpuTicks(pid) {
   const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ')
@@ -179,7 +181,6 @@ async function idle(child) {
   }
   return (performance.now() - started) / 1000
 }
-const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms))
 
 async function call(url, method, path, headers, body) {
   for (let attempt = 1; ; attempt++) {
@@ -470,10 +471,11 @@ async function seeded(target, total) {
     await target.setup(collection)
     imported[collection] = await seed(target, collection, total)
   }
+  // The import's peak, before Quire's settling starts it again.
+  const seedRss = peakRss(target.child)
   await target.settle()
   const { ids, rate } = imported.bench
   console.error(`${target.name}: import ${Math.round(rate)} documents/s`)
-  const seedRss = peakRss(target.child)
   return { ids: spread(ids, IDS), categories: categories(total), importRate: rate, seedRss }
 }
 
