@@ -6,13 +6,34 @@ import { build } from './helper.js'
 
 const URL = '/api/v2/usage-statistics/active-users'
 
-t.test('security headers on every API answer', async (t) => {
+/** The headers that govern a rendered page: on every answer but JSON. */
+const PAGE_ONLY = [
+  'cross-origin-opener-policy',
+  'origin-agent-cluster',
+  'referrer-policy',
+  'x-dns-prefetch-control',
+  'x-download-options',
+  'x-permitted-cross-domain-policies',
+  'x-xss-protection',
+]
+
+t.test('a JSON answer carries the security headers that guard any answer, not those of a page', async (t) => {
   const { server } = await build(t)
   const res = await server.inject({ method: 'GET', url: URL, headers: { 'environment-id': 'default' } })
   t.equal(res.statusCode, 401)
+  t.match(res.headers['content-type'], /^application\/json/)
   t.equal(res.headers['x-content-type-options'], 'nosniff')
   t.equal(res.headers['x-frame-options'], 'SAMEORIGIN')
-  t.ok(res.headers['strict-transport-security'])
+  t.equal(res.headers['cross-origin-resource-policy'], 'same-site')
+  t.equal(res.headers['strict-transport-security'], 'max-age=31536000; includeSubDomains')
+  for (const name of PAGE_ONLY) t.equal(res.headers[name], undefined, name)
+})
+
+t.test('an answer a browser may render as a page carries every security header', async (t) => {
+  const { server } = await build(t)
+  const res = await server.inject({ method: 'GET', url: '/docs/' })
+  t.equal(res.statusCode, 200)
+  t.match(res.headers['content-type'], /^text\/html/)
   for (const [name, value] of Object.entries(SECURITY_HEADERS)) t.equal(res.headers[name], value, name)
 })
 
