@@ -1,7 +1,7 @@
 import t from 'tap'
 import Fastify from 'fastify'
 import helmet from '@fastify/helmet'
-import { HELMET_OPTIONS, SECURITY_HEADERS } from '../src/plugins/edge.js'
+import { HELMET_OPTIONS, SECURITY_HEADERS, edgePlugin } from '../src/plugins/edge.js'
 import { build } from './helper.js'
 
 const URL = '/api/v2/usage-statistics/active-users'
@@ -35,6 +35,18 @@ t.test('an answer a browser may render as a page carries every security header',
   t.equal(res.statusCode, 200)
   t.match(res.headers['content-type'], /^text\/html/)
   for (const [name, value] of Object.entries(SECURITY_HEADERS)) t.equal(res.headers[name], value, name)
+})
+
+t.test('a type that only starts like JSON is answered as a page could be', async (t) => {
+  const app = Fastify()
+  t.teardown(() => app.close())
+  await app.register(edgePlugin, { corsOrigins: [], rateLimitPerMinute: 0, maxEventLoopDelay: 0 })
+  app.get('/:type', async (request, reply) => reply.type((request.params as { type: string }).type).send('{}'))
+  const json = await app.inject({ method: 'GET', url: `/${encodeURIComponent('application/json; charset=utf-8')}` })
+  t.equal(json.headers['referrer-policy'], undefined)
+  const lookalike = await app.inject({ method: 'GET', url: `/${encodeURIComponent('application/jsonx')}` })
+  t.match(lookalike.headers['content-type'], /^application\/jsonx/)
+  for (const [name, value] of Object.entries(SECURITY_HEADERS)) t.equal(lookalike.headers[name], value, name)
 })
 
 t.test('the security headers are the ones @fastify/helmet sets with the same options', async (t) => {

@@ -41,9 +41,9 @@ export const SECURITY_HEADERS: Readonly<Record<string, string>> = Object.freeze(
 /**
  * Those of them that guard any answer, JSON included: HTTPS only, no sniffing a type, no framing, no reading from
  * another site. The rest govern a page a browser renders (its opener, referrer, DNS prefetch, legacy filters and
- * plugins), so they go on the other answers only (the console, the docs, attachments, errors in HTML never): the
- * OWASP REST cheat sheet's split. Node validates and writes each header of each answer; seven fewer on a JSON
- * answer are a measurable share of a small GET.
+ * plugins), so they go on every answer but JSON (the console, the docs, attachments): the OWASP REST cheat sheet's
+ * split. Node validates and writes each header of each answer; seven fewer on a JSON answer are a measurable share
+ * of a small GET.
  */
 const EVERY_ANSWER = new Set([
   'cross-origin-resource-policy',
@@ -54,8 +54,12 @@ const EVERY_ANSWER = new Set([
 const EVERY_ANSWER_ENTRIES = Object.entries(SECURITY_HEADERS).filter(([name]) => EVERY_ANSWER.has(name))
 const PAGE_ENTRIES = Object.entries(SECURITY_HEADERS).filter(([name]) => !EVERY_ANSWER.has(name))
 
-/** JSON, which no browser renders as a page (`application/json`, with or without parameters). */
-const isJson = (type: unknown): boolean => typeof type === 'string' && type.startsWith('application/json')
+/**
+ * JSON, which no browser renders as a page: `application/json`, with or without parameters, exactly (an
+ * attachment's own type is its uploader's choice).
+ */
+const isJson = (type: unknown): boolean =>
+  typeof type === 'string' && (type === 'application/json' || type.startsWith('application/json;'))
 
 /**
  * The edge cannot tell a valid token from a random one (services verify them, and may be remote), so it never keys
