@@ -233,7 +233,7 @@ t.test(
     const store = openEmbeddedStore(dataDir)
     t.teardown(() => store.close())
     const items = store.collection<Item>('items')
-    const records = await seed(store, 'items', 2000)
+    let records = await seed(store, 'items', 2000)
     await items.ensureIndex({ name: 'category', fields: { category: 1 } })
     const expected = (category: string, all: Item[]) =>
       all
@@ -290,15 +290,41 @@ t.test(
     t.ok(refused instanceof DuplicateKeyError)
     t.same((await page('c3')).ids, expected('c3', records))
 
-    // Another process's write (another store on the data dir keeps its own values): every kept value goes.
+    // Another process's writes (another store on the data dir keeps its own values) are followed as the store's
+    // journal tells them: a record added to the range, one moved out of it, one whose score changed.
     const other = openEmbeddedStore(dataDir)
+    t.teardown(() => other.close())
+    const theirs = other.collection<Item>('items')
     const added = { ...item(100_000), category: 'c3', score: 999_999 }
-    await other.collection<Item>('items').insertOne(added)
-    await other.close()
+    await theirs.insertOne(added)
     records.push(added)
+    const [, movedOut, rescored] = expected('c3', records)
+    await theirs.updateOne({ _id: movedOut as string }, { $set: { category: 'c4' } })
+    await theirs.updateOne({ _id: rescored as string }, { $set: { score: -5 } })
+    records = records.map((record) =>
+      record._id === movedOut
+        ? { ...record, category: 'c4' }
+        : record._id === rescored
+          ? { ...record, score: -5 }
+          : record,
+    )
+    // Then a write of this process, which follows theirs first.
+    const mine = expected('c3', records)[3] as string
+    await items.updateOne({ _id: mine }, { $set: { score: 4242 } })
+    records = records.map((record) => (record._id === mine ? { ...record, score: 4242 } : record))
     const seen = await page('c3')
-    t.same(seen.ids, expected('c3', records), "another process's write is seen")
-    t.ok(seen.reads >= 200 && seen.reads <= 200 + 20 + 2, `read again, off the entries: ${seen.reads} reads`)
+    t.same(seen.ids, expected('c3', records), "another process's writes are seen")
+    t.ok(seen.reads <= 20 + 2, `followed, not read again: ${seen.reads} reads`)
+
+    // More writes of theirs than the journal keeps: what was kept goes, and the range is read again.
+    for (let i = 0; i < 65; i++) {
+      const more = { ...item(200_000 + i), category: 'c9' }
+      await theirs.insertOne(more)
+      records.push(more)
+    }
+    const past = await page('c3')
+    t.same(past.ids, expected('c3', records), 'seen past the journal')
+    t.ok(past.reads >= 200 && past.reads <= 200 + 20 + 2, `read again, off the entries: ${past.reads} reads`)
   },
 )
 

@@ -94,3 +94,46 @@ t.test("a range read across this process's writes is kept as of the last, not as
   t.equal(cache.snapshot(2, 777).range('c1'), undefined, 'and nothing read across it is kept')
   t.end()
 })
+
+t.test("another process's writes are followed as the store tells them, else what is kept goes", (t) => {
+  // The store: its journal of writes (stamp before, ids) up to stamp 203, and its records now.
+  const journal = [
+    { before: 200, after: 201, ids: ['a'] },
+    { before: 201, after: 202, ids: ['b'] },
+    { before: 202, after: 203, ids: ['c'] },
+  ]
+  const stored = new Map([
+    ['a', record('a', 'c2', 9)],
+    ['b', record('b', 'c1', 8)],
+    ['c', record('c', 'c1', 7)],
+  ])
+  const asked: Array<[number | undefined, number | undefined]> = []
+  const cache = new SortValueCache(1000, {
+    since(collectionId, from, to) {
+      asked.push([from, to])
+      const start = journal.findIndex(({ before }) => before === from)
+      const end = journal.findIndex(({ after }) => after === to)
+      if (collectionId !== 1 || start < 0 || end < start) return undefined
+      return journal.slice(start, end + 1).map(({ before, ids }) => ({ before, ids }))
+    },
+    record: (_, id) => stored.get(id),
+  })
+  cache.snapshot(1, 200).keepRange('c1', rangeOf('c1', [record('a', 'c1', 1), record('b', 'c1', 2)]), 200, none)
+
+  // Theirs: `a` left c1, `b` got a new score, `c` came in.
+  const now = cache.snapshot(1, 203)
+  t.same(asked, [[200, 203]], 'the writes since what is kept are asked for')
+  const range = now.range('c1')
+  t.same(idsOf(range), ['b', 'c'], 'the range follows them')
+  t.same(range?.values[range.ids.indexOf('b')], [2, 8], 'with the values the store has now')
+  t.same(cache.snapshot(1, 201).hidden(), new Set(['b', 'c']), 'a reader behind them reads what they changed')
+
+  // This process's own write after theirs goes on from there.
+  cache.changed(1, 203, 204, new Map([['b', { before: record('b', 'c1', 8), after: record('b', 'c1', 6) }]]))
+  const mine = cache.snapshot(1, 204).range('c1')
+  t.same(mine?.values[mine.ids.indexOf('b')], [2, 6])
+
+  // A stamp the store's journal does not lead to: nothing kept holds.
+  t.equal(cache.snapshot(1, 999).range('c1'), undefined)
+  t.end()
+})

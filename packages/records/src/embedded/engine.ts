@@ -18,7 +18,7 @@ import { PRIVATE_FILE_MODE } from './private-modes.js'
 import { prewarm } from './prewarm.js'
 import { Row } from './row.js'
 import { spent, turn, writeTurn } from './long-work.js'
-import { SortValueCache, type RecordChange } from './sort-values.js'
+import { SortValueCache, type RecordChange, type StampedWrite } from './sort-values.js'
 import { coveredFields, sameCovered, type Covered } from './covered-fields.js'
 
 /**
@@ -128,7 +128,17 @@ const sizeKey = (id: number): MetaKey => ['n', id]
  * write may have been theirs (`#reconcileCarried`).
  */
 const CARRIED = 2
-type SizeMeta = [count: number, bytes: number, stamp?: number, carried?: number]
+/** The fifth part counts the collection's writes journaled (older code leaves it out, breaking the journal). */
+type SizeMeta = [count: number, bytes: number, stamp?: number, carried?: number, journaled?: number]
+/**
+ * The last writes of each collection, for the processes sharing the store: the n-th write's slot
+ * (`n % JOURNAL_SLOTS`) holds its stamps, before and after, and the ids it changed, so a process whose kept sort
+ * values (`sortValues`) are some writes behind brings those records up to date instead of dropping all it keeps.
+ * A slot is overwritten 64 writes on; a reader checks each link of stamps, so a stale slot only ends the chain.
+ */
+const JOURNAL_SLOTS = 64
+const journalKey = (id: number, slot: number): MetaKey => ['j', id, slot]
+type JournalEntry = [before: number | null, after: number, ...ids: string[]]
 /** A dropped collection's or index's id whose records and entries the sweep has not deleted yet. */
 const GARBAGE = 'gc'
 
@@ -218,7 +228,13 @@ function entryKey(index: LiveIndex, values: IndexKey, id: string): IndexKey {
  */
 export class Engine {
   readonly stats = { reads: 0 }
-  readonly sortValues = new SortValueCache(SORT_VALUE_CAPACITY)
+  readonly sortValues = new SortValueCache(SORT_VALUE_CAPACITY, {
+    since: (collectionId, from, to) => this.#journaledSince(collectionId, from, to),
+    record: (collectionId, id) => {
+      const json = this.#records.get(recordKey(collectionId, id))
+      return json === undefined ? undefined : (JSON.parse(json) as StoredRecord)
+    },
+  })
   readonly queryBudget: number
   readonly #path: string
   readonly #env: RootDatabase
@@ -390,6 +406,24 @@ export class Engine {
     if (meta) this.#meta.putSync(collectionKey(name), meta)
     else this.#meta.removeSync(collectionKey(name))
     this.#changedMeta.add(name)
+  }
+
+  /** The writes that took the collection from stamp `from` to `to`, its stamp now, as its journal tells them. */
+  #journaledSince(collectionId: number, from: number | undefined, to: number | undefined): StampedWrite[] | undefined {
+    const size = this.#meta.get(sizeKey(collectionId)) as SizeMeta | undefined
+    const journaled = size?.[4]
+    if (journaled === undefined || size?.[2] !== to) return undefined
+    const writes: StampedWrite[] = []
+    let next = to
+    for (let n = journaled - 1; n >= Math.max(0, journaled - JOURNAL_SLOTS); n--) {
+      const entry = this.#meta.get(journalKey(collectionId, n % JOURNAL_SLOTS)) as JournalEntry | undefined
+      if (!entry || entry[1] !== next) return undefined
+      const [before, , ...ids] = entry
+      writes.push({ before: before ?? undefined, ids })
+      if (before === (from ?? null)) return writes.reverse()
+      next = before ?? undefined
+    }
+    return undefined
   }
 
   /** The record as stored, or undefined. */
@@ -588,7 +622,7 @@ export class Engine {
       }
     }
     if (updated) this.#putMeta(name, { ...meta, indexes: updated })
-    const [count, bytes, previous] = stored ?? [0, 0, undefined]
+    const [count, bytes, previous, , journaled = 0] = stored ?? [0, 0, undefined]
     const size = { count, bytes, stamp: previous }
     if (before) {
       size.count--
@@ -603,11 +637,14 @@ export class Engine {
       this.#records.removeSync(recordKey(meta.id, before.id))
     }
     const stamp = newStamp()
-    this.#meta.putSync(sizeKey(meta.id), [size.count, size.bytes, stamp, CARRIED] satisfies SizeMeta)
     const records = new Map<string, RecordChange>()
     if (before) records.set(before.id, { before: before.record, after: undefined })
     if (after) records.set(after._id, { before: before?.id === after._id ? before.record : undefined, after })
+    // Before this write's journal: what is kept may first follow other processes' writes up to `size.stamp`.
     this.sortValues.changed(meta.id, size.stamp, stamp, records)
+    const entry: JournalEntry = [size.stamp ?? null, stamp, ...records.keys()]
+    this.#meta.putSync(journalKey(meta.id, journaled % JOURNAL_SLOTS), entry)
+    this.#meta.putSync(sizeKey(meta.id), [size.count, size.bytes, stamp, CARRIED, journaled + 1] satisfies SizeMeta)
   }
 
   /**
@@ -822,6 +859,7 @@ export class Engine {
       if (!meta) return
       this.#putMeta(name, undefined)
       this.#meta.removeSync(sizeKey(meta.id))
+      for (let slot = 0; slot < JOURNAL_SLOTS; slot++) this.#meta.removeSync(journalKey(meta.id, slot))
       this.sortValues.drop(meta.id)
       for (const id of [meta.id, ...meta.indexes.map((index) => index.id)]) this.#meta.putSync([GARBAGE, id], true)
     })

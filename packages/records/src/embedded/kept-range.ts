@@ -72,9 +72,21 @@ export class KeptRange {
    */
   update(id: string, before: IndexKey[], after: IndexKey[], record: StoredRecord | undefined): number {
     const at = this.#within(before) ? this.ids.indexOf(id) : -1
-    const into = record !== undefined && this.#within(after)
-    if (at >= 0 && into) {
-      this.values[at] = recordValues(this.fields, id, record)
+    return this.#move(at, id, this.#within(after) ? record : undefined)
+  }
+
+  /**
+   * Record `id` is now `record` with entries `keys` (`entryKeys`), whatever it was: another process's write,
+   * which tells the ids it changed, not their records as they were. The change in candidates held (+1, 0, -1).
+   */
+  follow(id: string, keys: IndexKey[], record: StoredRecord | undefined): number {
+    return this.#move(this.ids.indexOf(id), id, this.#within(keys) ? record : undefined)
+  }
+
+  /** The candidate at `at` (-1: none) takes the values of `within`, the record if the range holds it now. */
+  #move(at: number, id: string, within: StoredRecord | undefined): number {
+    if (at >= 0 && within) {
+      this.values[at] = recordValues(this.fields, id, within)
       return 0
     }
     if (at >= 0) {
@@ -86,8 +98,8 @@ export class KeptRange {
       this.values.pop()
       return -1
     }
-    if (into) {
-      this.add(id, recordValues(this.fields, id, record))
+    if (within) {
+      this.add(id, recordValues(this.fields, id, within))
       return 1
     }
     return 0

@@ -16,13 +16,30 @@ const RECENT_WRITES = 64
 
 const keepable = (key: number | string): boolean => typeof key !== 'string' || key.length <= MAX_KEPT_STRING
 
+/** A write of a collection: the stamp it started from and the ids it changed. */
+export interface StampedWrite {
+  before: number | undefined
+  ids: string[]
+}
+
 interface CollectionValues {
   /** The collection's write stamp the values hold at (see `Engine.size`). */
   stamp: number | undefined
   /** Index ranges held whole, by range and sort fields, the least recently used first. */
   ranges: Map<string, KeptRange>
-  /** The last writes, oldest first: the stamp each started from and the ids it changed. */
-  recent: Array<{ before: number | undefined; ids: string[] }>
+  /** The last writes, oldest first. */
+  recent: StampedWrite[]
+}
+
+/** What the store tells of the writes other processes sharing it made. */
+export interface ForeignWrites {
+  /**
+   * The writes that took the collection from stamp `from` to `to` (its stamp now), oldest first; undefined when
+   * the store no longer tells them all.
+   */
+  since(collectionId: number, from: number | undefined, to: number | undefined): StampedWrite[] | undefined
+  /** The record as the store has it now; undefined when there is none. */
+  record(collectionId: number, id: string): StoredRecord | undefined
 }
 
 /** A record a write changed: as it was and as it is (either absent). */
@@ -114,25 +131,67 @@ const ALL: ReadonlySet<string> = new Set()
  *
  * Every write of a collection stores a new random stamp with its size (`Engine.putRecord`), and this process's
  * writes update what is kept of the records they change (ranges follow a record, a create adds it, a removal drops
- * it), so it stays valid from one write to the next. Any other stamp (another process's write, or a write of this
- * one rolled back) drops the collection's ranges. At most `capacity` range candidates in all: past it, the ranges
- * used least recently go first.
+ * it), so it stays valid from one write to the next. Another process's writes are followed as the store's journal
+ * tells them (`ForeignWrites`); any other stamp (writes past the journal, a write of this process rolled back)
+ * drops the collection's ranges. At most `capacity` range candidates in all: past it, the ranges used least
+ * recently go first.
  */
 export class SortValueCache {
   readonly #collections = new Map<number, CollectionValues>()
   #size = 0
 
-  constructor(readonly capacity: number) {}
+  constructor(
+    readonly capacity: number,
+    private readonly foreign?: ForeignWrites,
+  ) {}
 
-  /** What is kept of the collection as of `stamp`: a stamp this process has not seen drops it all. */
+  /**
+   * What is kept of the collection as of `stamp`. A stamp this process has not seen is another process's latest
+   * write: what is kept follows the writes since, or is dropped when the store no longer tells them.
+   */
   snapshot(collectionId: number, stamp: number | undefined): SortValueSnapshot {
     let collection = this.#collections.get(collectionId)
-    if (!collection || (collection.stamp !== stamp && !collection.recent.some(({ before }) => before === stamp))) {
+    if (collection && !this.#knows(collection, stamp) && !this.#follow(collectionId, collection, stamp)) {
       this.drop(collectionId)
+      collection = undefined
+    }
+    if (!collection) {
       collection = { stamp, ranges: new Map(), recent: [] }
       this.#collections.set(collectionId, collection)
     }
     return new SortValueSnapshot(this, collectionId, collection, stamp)
+  }
+
+  #knows(collection: CollectionValues, stamp: number | undefined): boolean {
+    return collection.stamp === stamp || collection.recent.some(({ before }) => before === stamp)
+  }
+
+  /**
+   * Brings what is kept from its stamp to `stamp` through other processes' writes, each record they changed as
+   * the store has it now; false when the store does not tell those writes (or nothing is kept to bring).
+   */
+  #follow(collectionId: number, collection: CollectionValues, stamp: number | undefined): boolean {
+    if (collection.ranges.size === 0) return false
+    const writes = this.foreign?.since(collectionId, collection.stamp, stamp)
+    if (!writes) return false
+    for (const id of new Set(writes.flatMap(({ ids }) => ids))) {
+      const record = this.foreign?.record(collectionId, id)
+      // The record's entries, once per index whatever the number of its ranges kept.
+      const entries = new Map<number, IndexKey[]>()
+      for (const range of collection.ranges.values()) {
+        let keys = entries.get(range.index.id)
+        if (!keys) entries.set(range.index.id, (keys = range.entryKeys(id, record)))
+        this.#size += range.follow(id, keys, record)
+      }
+    }
+    collection.stamp = stamp
+    this.#remember(collection, ...writes)
+    return true
+  }
+
+  #remember(collection: CollectionValues, ...writes: StampedWrite[]): void {
+    collection.recent.push(...writes)
+    if (collection.recent.length > RECENT_WRITES) collection.recent.splice(0, collection.recent.length - RECENT_WRITES)
   }
 
   /** Whether `collection` is still what is kept of the collection (not dropped since). */
@@ -150,13 +209,12 @@ export class SortValueCache {
   changed(collectionId: number, before: number | undefined, after: number, records: Map<string, RecordChange>): void {
     const collection = this.#collections.get(collectionId)
     if (!collection) return
-    if (collection.stamp !== before) {
+    if (collection.stamp !== before && !this.#follow(collectionId, collection, before)) {
       this.drop(collectionId)
       return
     }
     collection.stamp = after
-    collection.recent.push({ before, ids: [...records.keys()] })
-    if (collection.recent.length > RECENT_WRITES) collection.recent.shift()
+    this.#remember(collection, { before, ids: [...records.keys()] })
     for (const [id, { before: was, after: is }] of records) {
       // The record's entries, once per index whatever the number of its ranges kept.
       const entries = new Map<number, [IndexKey[], IndexKey[]]>()
