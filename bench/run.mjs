@@ -33,8 +33,8 @@ const DOCUMENTS = Number(flags.documents ?? (flags.quick ? 20_000 : 100_000))
 const SCALE = Number(process.env.BENCH_SCALE ?? 0)
 const PEER = !flags['no-peer']
 /**
- * Settings of a second Quire measured beside the first on the same store, e.g. `BENCH_VARIANT=QUIRE_WORKERS=2`:
- * a change kept only if it wins in the same run.
+ * Settings of a second Quire measured beside the first on the same store, e.g. `BENCH_VARIANT=BENCH_PROCESSES=2`
+ * (two processes, processes.mjs): a change kept only if it wins in the same run.
  */
 const VARIANT = process.env.BENCH_VARIANT ?? ''
 const variantEnv = Object.fromEntries(
@@ -53,6 +53,8 @@ const IDS = 1000
 const BULK = { size: 100, inFlight: 2 }
 const ADMIN = { username: 'admin', password: 'bench-password-1' }
 const GATEWAY = join(ROOT, 'apps/gateway/dist/server.js')
+/** The all-in-one as several processes (`BENCH_PROCESSES`, a variant's setting): see processes.mjs. */
+const PROCESSES = join(ROOT, 'bench/processes.mjs')
 
 /**
  * The two collections on both servers. `externalId` is unique on both (Quire's own partial unique index; Parse:
@@ -95,7 +97,7 @@ for (const signal of ['SIGINT', 'SIGTERM']) process.on(signal, () => process.exi
  */
 async function start(env, nodeArgs = []) {
   const port = await freePort()
-  const child = spawn(process.execPath, [...nodeArgs, GATEWAY], {
+  const child = spawn(process.execPath, [...nodeArgs, env.BENCH_PROCESSES ? PROCESSES : GATEWAY], {
     env: { PATH: process.env.PATH, ...env, QUIRE_PORT: String(port) },
     stdio: ['ignore', 'ignore', 'inherit'],
   })
