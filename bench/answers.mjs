@@ -60,6 +60,8 @@ async function scenario({ name, size }) {
   const dataDir = mkdtempSync(join(tmpdir(), 'quire-bench-answers-'))
   const server = await startServer({
     QUIRE_DATA_DIR: dataDir,
+    // One process: its memory and CPU are what this measures.
+    QUIRE_PROCESSES: '1',
     QUIRE_HOST: '127.0.0.1',
     QUIRE_PORT: '0',
     QUIRE_LOG_LEVEL: 'info',

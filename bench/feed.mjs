@@ -247,6 +247,8 @@ async function main() {
   const dataDir = mkdtempSync(join(tmpdir(), 'quire-feed-bench-'))
   const server = await startServer({
     QUIRE_DATA_DIR: dataDir,
+    // One process: its memory and CPU are what this measures.
+    QUIRE_PROCESSES: '1',
     QUIRE_HOST: '127.0.0.1',
     QUIRE_PORT: '0',
     // At `info` the server says where it listens.

@@ -33,8 +33,8 @@ const DOCUMENTS = Number(flags.documents ?? (flags.quick ? 20_000 : 100_000))
 const SCALE = Number(process.env.BENCH_SCALE ?? 0)
 const PEER = !flags['no-peer']
 /**
- * Settings of a second Quire measured beside the first on the same store, e.g. `BENCH_VARIANT=BENCH_PROCESSES=2`
- * (two processes, processes.mjs): a change kept only if it wins in the same run.
+ * Settings of a second Quire measured beside the first on the same store, e.g. `BENCH_VARIANT=QUIRE_PROCESSES=1`
+ * (one process instead of the default): a change kept only if it wins in the same run.
  */
 const VARIANT = process.env.BENCH_VARIANT ?? ''
 const variantEnv = Object.fromEntries(
@@ -53,8 +53,6 @@ const IDS = 1000
 const BULK = { size: 100, inFlight: 2 }
 const ADMIN = { username: 'admin', password: 'bench-password-1' }
 const GATEWAY = join(ROOT, 'apps/gateway/dist/server.js')
-/** The all-in-one as several processes (`BENCH_PROCESSES`, a variant's setting): see processes.mjs. */
-const PROCESSES = join(ROOT, 'bench/processes.mjs')
 
 /**
  * The two collections on both servers. `externalId` is unique on both (Quire's own partial unique index; Parse:
@@ -97,7 +95,7 @@ for (const signal of ['SIGINT', 'SIGTERM']) process.on(signal, () => process.exi
  */
 async function start(env, nodeArgs = []) {
   const port = await freePort()
-  const child = spawn(process.execPath, [...nodeArgs, env.BENCH_PROCESSES ? PROCESSES : GATEWAY], {
+  const child = spawn(process.execPath, [...nodeArgs, GATEWAY], {
     env: { PATH: process.env.PATH, ...env, QUIRE_PORT: String(port) },
     stdio: ['ignore', 'ignore', 'inherit'],
   })
@@ -135,6 +133,14 @@ function dropPageCache() {
 const statusKb = (pid, field) =>
   Number(new RegExp(`${field}:\\s+(\\d+)`).exec(readFileSync(`/proc/${pid}/status`, 'utf8'))[1])
 
+/** The server's processes: the one started and, when it runs several (`QUIRE_PROCESSES`), those it forked. */
+const pidsOf = (child) => [
+  child.pid,
+  ...readFileSync(`/proc/${child.pid}/task/${child.pid}/children`, 'utf8').split(' ').filter(Boolean).map(Number),
+]
+/** The largest of a status field over the server's processes: the memory of one process is what is bounded. */
+const largestKb = (child, field) => Math.max(...pidsOf(child).map((pid) => statusKb(pid, field)))
+
 /**
  * VmHWM counts the store's file pages the server mapped: clean, shared with the page cache, reclaimable, and with
  * the file cached (a long-running server, the read ahead at start) the kernel maps the cached pages around each
@@ -144,7 +150,7 @@ function sampleAnonymous(child) {
   child.anonymousPeakKb = 0
   const timer = setInterval(() => {
     try {
-      child.anonymousPeakKb = Math.max(child.anonymousPeakKb, statusKb(child.pid, 'RssAnon'))
+      child.anonymousPeakKb = Math.max(child.anonymousPeakKb, largestKb(child, 'RssAnon'))
     } catch {
       // Exited since the last tick: its peak is in already.
     }
@@ -152,19 +158,23 @@ function sampleAnonymous(child) {
   child.once('exit', () => clearInterval(timer))
 }
 
-/** The peak RSS (VmHWM) and the peak anonymous RSS sampled, in MB. */
+/** The peak RSS (VmHWM) and the peak anonymous RSS sampled, in MB, of the server's largest process. */
 const peakRss = (child) => ({
-  total: statusKb(child.pid, 'VmHWM') / 1024,
-  anonymous: Math.max(child.anonymousPeakKb, statusKb(child.pid, 'RssAnon')) / 1024,
+  total: largestKb(child, 'VmHWM') / 1024,
+  anonymous: Math.max(child.anonymousPeakKb, largestKb(child, 'RssAnon')) / 1024,
 })
 const memory = (rss) => `${rss.total.toFixed(0)} MB (${rss.anonymous.toFixed(0)} MB anonymous)`
 
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms))
 
-/** The CPU time (clock ticks, 1/100 s) a process has used: utime and stime of /proc/PID/stat. */
-function cpuTicks(pid) {
-  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ')
-  return Number(fields[11]) + Number(fields[12])
+/** The CPU time (clock ticks, 1/100 s) the server's processes have used: utime and stime of /proc/PID/stat. */
+function cpuTicks(child) {
+  let ticks = 0
+  for (const pid of pidsOf(child)) {
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ')
+    ticks += Number(fields[11]) + Number(fields[12])
+  }
+  return ticks
 }
 
 /**
@@ -174,10 +184,10 @@ function cpuTicks(pid) {
  */
 async function idle(child) {
   const started = performance.now()
-  let before = cpuTicks(child.pid)
+  let before = cpuTicks(child)
   while (performance.now() - started < 600_000) {
     await sleep(1000)
-    const now = cpuTicks(child.pid)
+    const now = cpuTicks(child)
     if (now - before < 5) break
     before = now
   }

@@ -28,6 +28,7 @@ async function startGateway(t: Tap): Promise<string> {
       QUIRE_PORT: '0',
       QUIRE_DATA_DIR: dataDir,
       QUIRE_LOG_LEVEL: 'info',
+      QUIRE_PROCESSES: '1',
       QUIRE_ADMIN_USERNAME: ADMIN.username,
       QUIRE_ADMIN_PASSWORD: ADMIN.password,
       // Two cores run the gateways and browsers of parallel test files: no 503 for a slow event loop here.

@@ -4,6 +4,7 @@ import { authPlugin, workAccountPlugin, type KeyPair } from '@quire/auth'
 import type { FileStore } from '@quire/files'
 import { recordsIdentity } from '@quire/identity'
 import type { RecordStore } from '@quire/records'
+import { localCounts, type SharedCounts } from '@quire/service-kit'
 import { ensureDocumentsIndexes } from './collections.js'
 import type { DocumentsConfig } from './config.js'
 import { actionsPlugin } from './plugins/actions.js'
@@ -28,29 +29,39 @@ export interface DocumentsAppOptions {
   store: RecordStore
   files: FileStore
   keys: KeyPair
+  /** Where budgets and caps are counted: every process of the server (absent: this app's own memory). */
+  counts?: SharedCounts
   config: DocumentsConfig
 }
 
 /** The documents service: definitions, documents, attachments. Never listens itself. */
-export const app: FastifyPluginAsync<DocumentsAppOptions> = async (fastify, { store, files, keys, config }) => {
+export const app: FastifyPluginAsync<DocumentsAppOptions> = async (
+  fastify,
+  { store, files, keys, config, counts = localCounts() },
+) => {
   // Only the users service signs: the others get the public key alone.
   await fastify.register(authPlugin, {
     keys: { publicKey: keys.publicKey },
     identity: recordsIdentity(store),
     callerRateLimitPerMinute: config.QUIRE_CALLER_RATE_LIMIT_PER_MINUTE,
+    counts,
   })
 
   await fastify.register(workAccountPlugin, { queueLimit: config.QUIRE_WORK_QUEUE_PER_ENVIRONMENT })
   await ensureDocumentsIndexes(store)
   await fastify.register(idempotencyPlugin, { store })
-  await fastify.register(changeFeedPlugin, { store, config })
+  await fastify.register(changeFeedPlugin, { store, config, counts })
   await fastify.register(actionsPlugin, { store, config })
   await fastify.register(webhooksPlugin, { store, keys, config })
   await fastify.register(documentsPlugin, { store, files })
   await fastify.register(definitionsPlugin, { store, files })
   await fastify.register(attachmentsPlugin, { store, files, config })
   await fastify.register(reclaimPlugin, { store, files, uploadDir: config.QUIRE_UPLOAD_DIR ?? tmpdir() })
-  await fastify.register(documentTransferPlugin, { config, spoolDir: config.QUIRE_UPLOAD_DIR ?? tmpdir() })
+  await fastify.register(documentTransferPlugin, {
+    config,
+    spoolDir: config.QUIRE_UPLOAD_DIR ?? tmpdir(),
+    counts,
+  })
 
   const documents = `${PREFIXES.definitions}/:ddId/documents`
   await fastify.register(definitionRoutes, { prefix: PREFIXES.definitions })

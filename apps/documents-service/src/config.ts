@@ -54,7 +54,7 @@ export const DocumentsConfigSchema = Type.Object({
     maximum: 1000,
     default: 2,
     description:
-      'Document imports and exports of one environment in progress at once in this process; past it 429 rate_limited.',
+      'Document imports and exports of one environment in progress at once, per server; past it 429 rate_limited.',
   }),
   QUIRE_SCRIPT_GATEWAY_URL: Type.Optional(
     Type.String({
@@ -199,13 +199,13 @@ export const DocumentsConfigSchema = Type.Object({
     minimum: 1,
     maximum: 10_000,
     default: 10,
-    description: 'Open change subscriptions of one user in one environment, per process (past it: 429).',
+    description: 'Open change subscriptions of one user in one environment, per server (past it: 429).',
   }),
   QUIRE_CHANGE_FEED_PER_ENVIRONMENT: Type.Integer({
     minimum: 1,
     maximum: 1_000_000,
     default: 2000,
-    description: 'Open change subscriptions of one environment, per process (past it: 429 rate_limited).',
+    description: 'Open change subscriptions of one environment, per server (past it: 429 rate_limited).',
   }),
   QUIRE_CHANGE_FEED_BUFFER: Type.Integer({
     minimum: 1,

@@ -1,5 +1,12 @@
 import type { FastifyBaseLogger, FastifyPluginAsync } from 'fastify'
-import { describeRoutes, mountService, openApiPlugin, type OpenApiDocument } from '@quire/service-kit'
+import {
+  describeRoutes,
+  localCounts,
+  mountService,
+  openApiPlugin,
+  type OpenApiDocument,
+  type SharedCounts,
+} from '@quire/service-kit'
 import type { Config } from './config.js'
 import { consolePlugin } from './plugins/console.js'
 import { edgePlugin } from './plugins/edge.js'
@@ -13,13 +20,18 @@ export interface GatewayOptions {
   upstreams: Readonly<Record<string, string>>
   /** Needed when any service is `local`. */
   local?: LocalResources
+  /** Budgets and caps of every process of the server (absent: this process counts alone). */
+  counts?: SharedCounts
 }
 
 export const upstreamsFrom = (config: Config): Record<string, string> =>
   Object.fromEntries(SERVICES.map(({ manifest, urlVariable }) => [manifest.name, config[urlVariable] ?? 'local']))
 
 /** The edge: the route table, each entry mounted in-process or proxied. */
-export const app: FastifyPluginAsync<GatewayOptions> = async (fastify, { config, upstreams, local }) => {
+export const app: FastifyPluginAsync<GatewayOptions> = async (
+  fastify,
+  { config, upstreams, local, counts = localCounts() },
+) => {
   const upstreamOf = (name: string) => upstreams[name] ?? 'local'
   const remote = SERVICES.map(({ manifest }) => upstreamOf(manifest.name)).filter((upstream) => upstream !== 'local')
   await fastify.register(edgePlugin, {
@@ -27,6 +39,7 @@ export const app: FastifyPluginAsync<GatewayOptions> = async (fastify, { config,
       .map((origin) => origin.trim())
       .filter(Boolean),
     rateLimitPerMinute: config.QUIRE_RATE_LIMIT_PER_MINUTE,
+    counts,
     maxEventLoopDelay: config.QUIRE_MAX_EVENT_LOOP_DELAY_MS,
   })
   await fastify.register(consolePlugin)
@@ -44,7 +57,7 @@ export const app: FastifyPluginAsync<GatewayOptions> = async (fastify, { config,
       continue
     }
     if (!local) throw new Error(`service ${manifest.name} is local but no local resources were given`)
-    await mountService(fastify, manifest, { ...local, config })
+    await mountService(fastify, manifest, { ...local, counts, config })
   }
 }
 

@@ -25,8 +25,15 @@ const GatewayConfigSchema = Type.Object({
     minimum: 0,
     default: 0,
     // Signed-in callers are limited by the services, per user: QUIRE_CALLER_RATE_LIMIT_PER_MINUTE.
+    description: 'Requests per minute per client address, for requests without credentials; 0 = unlimited.',
+  }),
+  QUIRE_PROCESSES: Type.Integer({
+    minimum: 0,
+    maximum: 64,
+    default: 0,
+    // Two measured against one on two cores (BENCHMARKS.md); more than the cores only share them.
     description:
-      'Requests per minute per client address, for requests without credentials, per gateway process; 0 = unlimited.',
+      'Processes serving requests on one port and one data dir, sharing budgets and caps; 0 = one per core, at most 2.',
   }),
   QUIRE_MAX_EVENT_LOOP_DELAY_MS: Type.Integer({
     minimum: 10,

@@ -1,17 +1,18 @@
 import type { KeyPair } from '@quire/auth'
 import type { FileStore } from '@quire/files'
 import type { RecordStore } from '@quire/records'
-import type { ServiceManifest } from '@quire/service-kit'
+import type { ServiceManifest, SharedCounts } from '@quire/service-kit'
 import { service as documents } from '@quire/documents-service'
 import { service as packages } from '@quire/packages-service'
 import { service as users } from '@quire/users-service'
 import type { Config } from './config.js'
 
-/** What locally mounted services share: one store, one file store, one key pair. */
+/** What locally mounted services share: one store, one file store, one key pair, and the server's counts. */
 export interface LocalResources {
   store: RecordStore
   files: FileStore
   keys: KeyPair
+  counts?: SharedCounts
 }
 
 /** Every service the gateway fronts, and the variable giving its URL when it runs elsewhere. */

@@ -1,4 +1,5 @@
 import t from 'tap'
+import { localCounts } from '@quire/service-kit'
 import Fastify from 'fastify'
 import helmet from '@fastify/helmet'
 import { HELMET_OPTIONS, SECURITY_HEADERS, edgePlugin } from '../src/plugins/edge.js'
@@ -40,7 +41,12 @@ t.test('an answer a browser may render as a page carries every security header',
 t.test('a type that only starts like JSON is answered as a page could be', async (t) => {
   const app = Fastify()
   t.teardown(() => app.close())
-  await app.register(edgePlugin, { corsOrigins: [], rateLimitPerMinute: 0, maxEventLoopDelay: 0 })
+  await app.register(edgePlugin, {
+    corsOrigins: [],
+    rateLimitPerMinute: 0,
+    counts: localCounts(),
+    maxEventLoopDelay: 0,
+  })
   app.get('/:type', async (request, reply) => reply.type((request.params as { type: string }).type).send('{}'))
   const json = await app.inject({ method: 'GET', url: `/${encodeURIComponent('application/json; charset=utf-8')}` })
   t.equal(json.headers['referrer-policy'], undefined)

@@ -1,6 +1,7 @@
 import type { FastifyPluginAsync } from 'fastify'
 import { authPlugin, workAccountPlugin, type KeyPair } from '@quire/auth'
 import { recordsIdentity } from '@quire/identity'
+import type { SharedCounts } from '@quire/service-kit'
 import type { RecordStore } from '@quire/records'
 import { ensureUsersIndexes } from './collections.js'
 import type { UsersConfig } from './config.js'
@@ -26,6 +27,8 @@ import { PREFIXES } from './service.js'
 export interface UsersAppOptions {
   store: RecordStore
   keys: KeyPair
+  /** Where budgets and caps are counted: every process of the server (absent: this app's own memory). */
+  counts?: SharedCounts
   config: UsersConfig
   /**
    * Epoch ms for TOTP steps, reset token expiry and login throttle windows (tests pass a fixed clock).
@@ -38,7 +41,7 @@ export interface UsersAppOptions {
 
 /** The users service: accounts, login, tokens, password reset, 2FA, environments. Never listens itself. */
 export const app: FastifyPluginAsync<UsersAppOptions> = async (fastify, options) => {
-  const { store, keys, config, now = Date.now } = options
+  const { store, keys, config, counts, now = Date.now } = options
   const clashing = await ensureUsersIndexes(store)
   if (clashing.length > 0) {
     fastify.log.warn(
@@ -55,6 +58,7 @@ export const app: FastifyPluginAsync<UsersAppOptions> = async (fastify, options)
     identity: recordsIdentity(store),
     accessTokenTtl: config.QUIRE_ACCESS_TOKEN_TTL,
     callerRateLimitPerMinute: config.QUIRE_CALLER_RATE_LIMIT_PER_MINUTE,
+    counts,
   })
   await fastify.register(workAccountPlugin, { queueLimit: config.QUIRE_WORK_QUEUE_PER_ENVIRONMENT })
 

@@ -1,8 +1,7 @@
-import { fail } from '@quire/service-kit'
+import { fail, type SharedCounts } from '@quire/service-kit'
 import type { Identity } from '@quire/identity'
 import type { AccessTokenClaims, Caller, Identified } from './caller.js'
 import { delegated, isRunToken, runTokenGrant, type LiveGrant } from './delegation.js'
-import { RequestBudget } from './request-budget.js'
 import { VerifiedTokens } from './verified-tokens.js'
 
 /** What a request presents. */
@@ -25,7 +24,11 @@ interface IdentifyDeps {
   signature: TokenSignature
   /** Requests per minute per verified caller, and failed identifications per minute per address; 0 = no limit. */
   perMinute: number
+  /** Where the budgets are counted: this process, or every process of the server (one budget, not one each). */
+  counts: SharedCounts
 }
+
+const MINUTE_MS = 60_000
 
 /** RFC 9110 §11.1: the scheme is case-insensitive (`bearer`, `BEARER`); one space before the token. */
 const BEARER = /^bearer /i
@@ -46,9 +49,8 @@ const unauthorized = (why: string) => fail('unauthorized', why, 'Please sign in 
  * `withinBudget` for a request, where `retryAfter` receives the seconds to wait when a budget refuses; `again`,
  * outside the budgets, to re-check credentials already let in (a long-lived stream's subscriber).
  */
-export function createIdentify({ identity, signature, perMinute }: IdentifyDeps) {
+export function createIdentify({ identity, signature, perMinute, counts }: IdentifyDeps) {
   const verified = new VerifiedTokens()
-  const budget = perMinute > 0 ? new RequestBudget(perMinute) : null
 
   /**
    * The claims of a token whose signature holds, or undefined. An expired one is refused on its unverified `exp`
@@ -149,22 +151,19 @@ export function createIdentify({ identity, signature, perMinute }: IdentifyDeps)
    * budget, and an address past it is refused before any verification work.
    */
   async function withinBudget(credentials: Credentials, retryAfter: (seconds: number) => void): Promise<Identified> {
-    if (!budget) return identify(credentials)
-    const address = `address:${credentials.address}`
-    let wait = budget.wait(address, Date.now())
+    if (perMinute === 0) return identify(credentials)
+    const address = `caller:address:${credentials.address}`
+    let wait = counts.refusedFor(address)
     if (wait > 0) throw rateLimited(retryAfter, wait, 'requests with invalid credentials')
     let identified: Identified
     try {
       identified = await identify(credentials)
     } catch (err) {
-      budget.count(address, Date.now())
+      await counts.take(address, perMinute, MINUTE_MS)
       throw err
     }
-    const caller = `user:${identified.userId}`
-    const now = Date.now()
-    wait = budget.wait(caller, now)
+    wait = await counts.take(`caller:user:${identified.userId}`, perMinute, MINUTE_MS)
     if (wait > 0) throw rateLimited(retryAfter, wait, 'requests')
-    budget.count(caller, now)
     return identified
   }
 

@@ -1,7 +1,7 @@
 import fp from 'fastify-plugin'
 import fastifyJwt from '@fastify/jwt'
 import type { FastifyInstance, FastifyReply, FastifyRequest, onRequestAsyncHookHandler } from 'fastify'
-import { ApiError, fail } from '@quire/service-kit'
+import { ApiError, fail, localCounts, type SharedCounts } from '@quire/service-kit'
 import type { Identity } from '@quire/identity'
 import type { AccessTokenClaims, Caller, Scope } from './caller.js'
 import { delegationHandle, refuseNetworkDelegation } from './delegation.js'
@@ -16,9 +16,11 @@ export interface AuthOptions {
   accessTokenTtl?: number
   /**
    * Requests per minute per verified caller (its user id), and failed identifications per minute per client
-   * address; 0 or absent = no limit. Counted in this process's memory (see `RequestBudget`).
+   * address; 0 or absent = no limit. Counted in fixed one-minute windows, in `counts`.
    */
   callerRateLimitPerMinute?: number
+  /** Where the budgets are counted: every process of the server, or (absent) this plugin's own memory. */
+  counts?: SharedCounts
 }
 
 type Hook = onRequestAsyncHookHandler
@@ -93,6 +95,7 @@ async function auth(app: FastifyInstance, options: AuthOptions) {
       verify: (token) => app.jwt.verify<AccessTokenClaims & { exp?: number }>(token),
     },
     perMinute: options.callerRateLimitPerMinute ?? 0,
+    counts: options.counts ?? localCounts(),
   })
   const identify = (request: FastifyRequest, reply: FastifyReply) =>
     identification.withinBudget(credentialsOf(request), (seconds) => reply.header('retry-after', String(seconds)))

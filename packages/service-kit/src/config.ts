@@ -144,7 +144,7 @@ export const CommonConfigSchema = Type.Object({
     default: 0,
     // Every service's auth plugin reads it (`callerRateLimitPerMinute`); the gateway limits the anonymous.
     description:
-      'Requests per minute per signed-in user, and failed sign-ins per minute per address, per process; 0 = off.',
+      'Requests per minute per signed-in user, and failed sign-ins per minute per address, per server; 0 = off.',
   }),
   QUIRE_WORK_QUEUE_PER_ENVIRONMENT: Type.Integer({
     minimum: 1,

@@ -24,3 +24,11 @@ export { stdoutDestination, type LogDestination } from './log-destination.js'
 export { mountService, type ServiceManifest } from './manifest.js'
 export { lingerAfterAnswer } from './lingering-close.js'
 export { sweepInChunks, type ChunkedSweep, type SweepCandidate } from './chunked-sweep.js'
+export {
+  countsOfPrimary,
+  countsPrimary,
+  localCounts,
+  workerChannel,
+  type CountsChannel,
+  type SharedCounts,
+} from './shared-counts.js'

@@ -1,6 +1,6 @@
 import type { Scope } from '@quire/auth'
 import { compileFilter, project, runAccounted, type Filter, type Matcher, type Projection } from '@quire/records'
-import { ApiError, fail } from '@quire/service-kit'
+import { ApiError, fail, type SharedCounts } from '@quire/service-kit'
 import type { ChangeRecord, DefinitionRecord, DocumentRecord } from '../collections.js'
 import { documentPermissions, keepsPermissions, visibilityFilter, withCondition } from '../lib/visibility.js'
 import type { ChangeLog } from './change-log.js'
@@ -214,15 +214,13 @@ class Subscriber {
     view: View,
     after: number,
     now: number,
+    /** Gives back its places among the user's and the environment's subscriptions. */
+    readonly release: () => void,
   ) {
     this.position = after
     this.scope = request.scope
     this.view = view
     this.checkedAt = now
-  }
-
-  get userKey(): string {
-    return `${this.request.definition._environmentId}\0${this.scope.userId}`
   }
 }
 
@@ -239,12 +237,13 @@ interface Tail {
 export function createChangeFeed(deps: {
   log: Pick<ChangeLog, 'read' | 'latest' | 'oldest'>
   limits: ChangeFeedLimits
+  /** Where open subscriptions are counted: every process of the server counts one cap. */
+  counts: SharedCounts
   clock: Clock
   logger: Log
 }): ChangeFeed {
-  const { log, limits, clock, logger } = deps
+  const { log, limits, counts, clock, logger } = deps
   const tails = new Map<string, Tail>()
-  const perUser = new Map<string, number>()
   /** Environments whose log grew, read on the next turn of the event loop (after the write answered). */
   const notified = new Set<string>()
 
@@ -277,10 +276,7 @@ export function createChangeFeed(deps: {
     tail?.subscribers.delete(subscriber)
     leaveView(tail, subscriber.view)
     if (tail?.subscribers.size === 0) tails.delete(environmentId)
-    const key = subscriber.userKey
-    const count = (perUser.get(key) ?? 1) - 1
-    if (count > 0) perUser.set(key, count)
-    else perUser.delete(key)
+    subscriber.release()
     if (last !== undefined) subscriber.request.sink.write(last)
     subscriber.request.sink.end()
   }
@@ -443,6 +439,33 @@ export function createChangeFeed(deps: {
     }
   }
 
+  const tooMany = (which: string) =>
+    fail(
+      'rate_limited',
+      `Too many open change subscriptions (${which}); close one first`,
+      'Too many live views are open; close one and try again',
+    )
+
+  /** A place among the user's subscriptions in the environment and one among the environment's, or 429. */
+  async function holdPlaces(environmentId: string, userId: string): Promise<() => void> {
+    const user = await counts.hold(`feed:user:${environmentId}\0${userId}`, limits.perUser)
+    if (!user) throw tooMany(`${limits.perUser} per user`)
+    const environment = await counts
+      .hold(`feed:environment:${environmentId}`, limits.perEnvironment)
+      .catch((error: unknown) => {
+        user()
+        throw error
+      })
+    if (!environment) {
+      user()
+      throw tooMany(`${limits.perEnvironment} per environment`)
+    }
+    return () => {
+      user()
+      environment()
+    }
+  }
+
   return {
     async subscribe(request) {
       const { definition, scope, lastEventId } = request
@@ -461,7 +484,8 @@ export function createChangeFeed(deps: {
         const oldest = await log.oldest(environmentId)
         if (after < latest && (oldest === undefined || oldest > after + 1)) throw expired()
       }
-      // Counted at once after the checks above: no await between the cap and the count.
+      const release = await holdPlaces(environmentId, scope.userId)
+      // From the places on, no await: the subscriber is in its tail before anything can end it.
       const tail = tails.get(environmentId) ?? {
         subscribers: new Set<Subscriber>(),
         views: new Map<string, View>(),
@@ -469,20 +493,9 @@ export function createChangeFeed(deps: {
         again: false,
         readAt: 0,
       }
-      const userKey = `${environmentId}\0${scope.userId}`
-      const mine = perUser.get(userKey) ?? 0
-      if (tail.subscribers.size >= limits.perEnvironment || mine >= limits.perUser) {
-        const which = mine >= limits.perUser ? `${limits.perUser} per user` : `${limits.perEnvironment} per environment`
-        throw fail(
-          'rate_limited',
-          `Too many open change subscriptions (${which}); close one first`,
-          'Too many live views are open; close one and try again',
-        )
-      }
-      const subscriber = new Subscriber(request, joinView(tail, request, scope), after, clock())
+      const subscriber = new Subscriber(request, joinView(tail, request, scope), after, clock(), release)
       tails.set(environmentId, tail)
       tail.subscribers.add(subscriber)
-      perUser.set(userKey, mine + 1)
       // A resumed subscriber catches up at once.
       if (after < latest) void pump(environmentId)
       return { close: () => finish(subscriber) }

@@ -11,7 +11,7 @@ import type {
 } from '@quire/contracts'
 import { IMPORT_MAX_ERRORS } from '@quire/contracts'
 import { runAccounted, type RecordText } from '@quire/records'
-import { ApiError, fail } from '@quire/service-kit'
+import { ApiError, fail, type SharedCounts } from '@quire/service-kit'
 import type { DefinitionRecord, DocumentFields } from '../collections.js'
 import { csvCell } from '../lib/csv-cells.js'
 import { userFields, userPart } from '../lib/document-fields.js'
@@ -121,24 +121,17 @@ export function createDocumentTransfer(deps: {
   /** Where import bodies are spooled (the uploads' folder: the reclaim pass removes what a crash leaves). */
   spoolDir: string
   limits: TransferLimits
+  /** Where the transfers in progress are counted: every process of the server counts one limit. */
+  counts: SharedCounts
   clock: Clock
 }): DocumentTransfer {
-  const { documents, spoolDir, limits, clock } = deps
-  const inProgress = new Map<string, number>()
+  const { documents, spoolDir, limits, counts, clock } = deps
 
   /** A place among the environment's transfers in progress, or 429; `release` gives it back once. */
-  function take(environmentId: string): () => void {
-    const count = inProgress.get(environmentId) ?? 0
-    if (count >= limits.perEnvironment) throw busy(environmentId, limits.perEnvironment)
-    inProgress.set(environmentId, count + 1)
-    let released = false
-    return () => {
-      if (released) return
-      released = true
-      const left = (inProgress.get(environmentId) ?? 1) - 1
-      if (left === 0) inProgress.delete(environmentId)
-      else inProgress.set(environmentId, left)
-    }
+  async function take(environmentId: string): Promise<() => void> {
+    const release = await counts.hold(`transfers:${environmentId}`, limits.perEnvironment)
+    if (!release) throw busy(environmentId, limits.perEnvironment)
+    return release
   }
 
   async function exportDocuments(
@@ -153,7 +146,7 @@ export function createDocumentTransfer(deps: {
     // Pages are read when the client takes them, outside the request's context: each is put on the account again.
     const page = (after?: string) =>
       runAccounted(account, () => documents.list(scope, definition, parseListQuery({ ...base, after })))
-    const release = take(definition._environmentId)
+    const release = await take(definition._environmentId)
     let first: Awaited<ReturnType<typeof page>>
     try {
       first = await page()
@@ -186,7 +179,7 @@ export function createDocumentTransfer(deps: {
     format: TransferFormat,
     idempotencyKey?: string,
   ): Promise<{ summary: ImportSummary; replayed: boolean }> {
-    const release = take(definition._environmentId)
+    const release = await take(definition._environmentId)
     try {
       const spooled = await spool(body, spoolDir, limits.bodyLimit, 'import body')
       try {

@@ -1,6 +1,6 @@
 import fp from 'fastify-plugin'
 import type { RecordStore } from '@quire/records'
-import { DEFAULT_WORK_QUEUE_PER_ENVIRONMENT } from '@quire/service-kit'
+import { DEFAULT_WORK_QUEUE_PER_ENVIRONMENT, type SharedCounts } from '@quire/service-kit'
 import type { DocumentsConfig } from '../config.js'
 import { createChangeFeed, type ChangeFeed } from '../domain/change-feed.js'
 import { createChangeLog, type ChangeLog } from '../domain/change-log.js'
@@ -19,8 +19,8 @@ const HOUR_MS = 60 * 60 * 1000
  * Decorates `fastify.changeLog` (written by document and definition writes) and `fastify.changeFeed` (its
  * subscriptions), and runs their clocks: the poll that finds other processes' writes, heartbeats, the sweep.
  */
-export const changeFeedPlugin = fp<{ store: RecordStore; config: DocumentsConfig }>(
-  async (fastify, { store, config }) => {
+export const changeFeedPlugin = fp<{ store: RecordStore; config: DocumentsConfig; counts: SharedCounts }>(
+  async (fastify, { store, config, counts }) => {
     const clock = Date.now
     const changeLog = createChangeLog({
       store,
@@ -34,6 +34,7 @@ export const changeFeedPlugin = fp<{ store: RecordStore; config: DocumentsConfig
       log: changeLog,
       clock,
       logger: fastify.log,
+      counts,
       limits: {
         perUser: config.QUIRE_CHANGE_FEED_PER_USER,
         perEnvironment: config.QUIRE_CHANGE_FEED_PER_ENVIRONMENT,

@@ -3,6 +3,7 @@ import type { Scope } from '@quire/auth'
 import type { AccessGroup } from '@quire/contracts'
 import type { ChangeRecord, DocumentRecord } from '../../src/collections.js'
 import { createChangeFeed, type FeedSink } from '../../src/domain/change-feed.js'
+import { localCounts } from '@quire/service-kit'
 
 const ENV = 'env_a'
 const DEFINITION = { _id: 'tasks', _environmentId: ENV }
@@ -110,6 +111,7 @@ function feedOf(log: ReturnType<typeof memoryLog>['log'], recheckMs = 60_000) {
     log,
     clock: Date.now,
     logger: quiet,
+    counts: localCounts(),
     limits: { perUser: 100, perEnvironment: 1000, buffer: 4, recheckMs, workQueueLimit: 100 },
   })
 }

@@ -6,6 +6,7 @@ import type { RecordText } from '@quire/records'
 import type { DefinitionRecord } from '../../src/collections.js'
 import { createDocumentTransfer } from '../../src/domain/document-transfer.js'
 import type { ListQuery } from '../../src/lib/list-query.js'
+import { localCounts } from '@quire/service-kit'
 
 const scope: Scope = {
   userId: 'u1',
@@ -36,7 +37,13 @@ function transferWith(t: { testdir(): string }, perEnvironment: number) {
     },
   }
   const limits = { bodyLimit: 1024, maxRows: 10, perEnvironment, queueLimit: 8 }
-  const transfer = createDocumentTransfer({ documents, spoolDir: t.testdir(), limits, clock: Date.now })
+  const transfer = createDocumentTransfer({
+    documents,
+    spoolDir: t.testdir(),
+    limits,
+    counts: localCounts(),
+    clock: Date.now,
+  })
   return { transfer, reads }
 }
 

@@ -4,13 +4,15 @@ import rateLimit from '@fastify/rate-limit'
 import underPressure from '@fastify/under-pressure'
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 import { refuseNetworkDelegation } from '@quire/auth'
-import { fail } from '@quire/service-kit'
+import { fail, type SharedCounts } from '@quire/service-kit'
 
 export interface EdgeOptions {
   /** Allowed CORS origins; empty = CORS off (same-origin only). `*` allows any. */
   corsOrigins: string[]
   /** Requests per minute per client address, for requests without credentials; 0 = no limit. */
   rateLimitPerMinute: number
+  /** Where that budget is counted: every process of the server counts one. */
+  counts: SharedCounts
   /** Event loop delay (ms) past which new requests get 503 instead of queueing up. */
   maxEventLoopDelay: number
 }
@@ -98,7 +100,12 @@ async function edge(app: FastifyInstance, options: EdgeOptions) {
   }
   if (options.rateLimitPerMinute > 0) {
     // Not per route (those hooks would run after the services' auth hooks): one edge hook before everything.
-    await app.register(rateLimit, { global: false })
+    await app.register(rateLimit, {
+      global: false,
+      store: sharedStore(options.counts),
+      // What is left is known only to the process that counts for all: no x-ratelimit-remaining to guess.
+      addHeadersOnExceeding: { 'x-ratelimit-limit': true, 'x-ratelimit-remaining': false, 'x-ratelimit-reset': false },
+    })
     app.addHook(
       'onRequest',
       app.rateLimit({
@@ -118,6 +125,32 @@ async function edge(app: FastifyInstance, options: EdgeOptions) {
       throw fail('service_unavailable', 'The server is overloaded')
     },
   })
+}
+
+/**
+ * @fastify/rate-limit's store, counting in the server's shared counts: the processes of a server allow one budget
+ * per address between them. The library reads `current` against `max`: a use refused is past it.
+ */
+function sharedStore(counts: SharedCounts) {
+  return class SharedStore {
+    incr(
+      key: string,
+      done: (error: Error | null, result?: { current: number; ttl: number }) => void,
+      timeWindow: number,
+      max: number,
+    ): void {
+      counts
+        .take(`edge:${key}`, max, timeWindow)
+        .then(
+          (wait) => done(null, wait > 0 ? { current: max + 1, ttl: wait * 1000 } : { current: 0, ttl: timeWindow }),
+          done,
+        )
+    }
+
+    child(): SharedStore {
+      return this
+    }
+  }
 }
 
 export const edgePlugin = fp(edge, { name: '@quire/edge', fastify: '5.x' })

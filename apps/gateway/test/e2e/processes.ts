@@ -38,6 +38,8 @@ export function startApp(app: string, env: Record<string, string>, port = 0): Pr
       QUIRE_HOST: '127.0.0.1',
       QUIRE_PORT: String(port),
       QUIRE_LOG_LEVEL: 'info',
+      // One process unless a test asks for more (processes.test.ts): they start faster.
+      QUIRE_PROCESSES: '1',
       ...env,
     },
     stdio: ['ignore', 'pipe', 'pipe'],
