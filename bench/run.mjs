@@ -90,7 +90,8 @@ process.on('exit', () => {
 for (const signal of ['SIGINT', 'SIGTERM']) process.on(signal, () => process.exit(1))
 
 /**
- * Starts Quire on a port of our choosing and resolves once `/ready` answers. Its log goes to /dev/null, as Parse's
+ * Starts Quire on a port of our choosing and resolves once `/ready` answers and it is idle: with several processes
+ * the first answers while the others still start (`idle` counts them all). Its log goes to /dev/null, as Parse's
  * does: a pipe to this process could fill while the bench is busy and stall the server's synchronous log writes.
  */
 async function start(env, nodeArgs = []) {
@@ -105,10 +106,12 @@ async function start(env, nodeArgs = []) {
   for (;;) {
     if (child.exitCode !== null) throw new Error(`the server exited with ${child.exitCode}`)
     try {
-      if ((await fetch(`${url}/ready`)).ok) return { child, url }
+      if ((await fetch(`${url}/ready`)).ok) break
     } catch {}
     await sleep(100)
   }
+  await idle(child)
+  return { child, url }
 }
 
 async function stop(child) {
