@@ -31,9 +31,10 @@ export async function supervise({
   let stopping = false
   let exitCode = 0
 
-  const start = () =>
+  // The page cache is the machine's: once the first process has read the store ahead, the others need not.
+  const start = (first = false) =>
     new Promise<number>((resolve, reject) => {
-      const worker = cluster.fork(env)
+      const worker = cluster.fork(first ? env : { ...env, QUIRE_PREWARM_MB: '0' })
       let listening = false
       worker.once('listening', (address) => {
         listening = true
@@ -75,8 +76,8 @@ export async function supervise({
   process.once('SIGTERM', stop)
 
   try {
-    const port = await start()
-    await Promise.all(Array.from({ length: count - 1 }, start))
+    const port = await start(true)
+    await Promise.all(Array.from({ length: count - 1 }, () => start()))
     ready(port)
   } catch (error) {
     fail(error)

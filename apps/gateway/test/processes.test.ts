@@ -106,6 +106,49 @@ t.test('the processes count one budget between them, not one each', async (t) =>
   t.same(statuses, [...Array(6).fill(200), ...Array(6).fill(429)], "the user's six requests, through both processes")
 })
 
+/** Opens a change stream on a connection of its own: its status, and a way to close it. */
+function subscribe(url: string, path: string, headers: Record<string, string>) {
+  return new Promise<{ status: number; close: () => void }>((resolve, reject) => {
+    const req = request(`${url}${path}`, { headers, agent: false })
+    req.once('error', reject)
+    req.once('response', (res) => {
+      res.resume()
+      resolve({ status: res.statusCode ?? 0, close: () => req.destroy() })
+    })
+    req.end()
+  })
+}
+
+t.test('the processes count one cap of open change streams between them', async (t) => {
+  const server = await twoProcesses(t, { QUIRE_CHANGE_FEED_PER_USER: '1' })
+  const login = await call(server.url, '/auth/login', {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(ADMIN),
+  })
+  const token = (JSON.parse(login.body) as { data: { accessToken: string } }).data.accessToken
+  const headers = { authorization: `Bearer ${token}`, 'environment-id': 'default' }
+  const created = await call(server.url, '/api/v2/document-definitions', {
+    method: 'POST',
+    headers: { ...headers, 'content-type': 'application/json' },
+    body: JSON.stringify({ name: 'orders' }),
+  })
+  t.equal(created.status, 201)
+  const path = `/api/v2/document-definitions/${(JSON.parse(created.body) as { data: { _id: string } }).data._id}/documents/changes`
+
+  const open = await subscribe(server.url, path, headers)
+  t.teardown(open.close)
+  t.equal(open.status, 200)
+  // The processes take new connections in turn: of two more, one reaches the process that holds none.
+  const more = [await subscribe(server.url, path, headers), await subscribe(server.url, path, headers)]
+  more.forEach((stream) => stream.close())
+  t.same(
+    more.map((stream) => stream.status),
+    [429, 429],
+    'the user has one open in the server',
+  )
+})
+
 t.test('a process that dies is started again, and SIGTERM stops them all', async (t) => {
   const server = await twoProcesses(t)
   const pids = listening(server)
